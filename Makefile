@@ -1,0 +1,129 @@
+# perfkit build: GNU make + pkg-config, objects out of tree under $(BUILD).
+#
+#   make            library, command, tests, workload
+#   make demo       install missing packages, build, run perfkit stat on the bundled workload
+#   make check      install missing packages, build, run every test with prove
+#   make bench      benchmarks against Linux perf (ratios, medians)
+#   make fuzz       libFuzzer targets under build-fuzz/ (clang)
+#   make SAN=1 ...  AddressSanitizer + UndefinedBehaviorSanitizer build in build-san/
+#   make install PREFIX=/usr/local DESTDIR=
+
+ifeq ($(SAN),1)
+BUILD ?= build-san
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+else
+BUILD ?= build
+SANFLAGS :=
+endif
+
+CC ?= cc
+PREFIX ?= /usr/local
+PKG_CONFIG ?= pkg-config
+PKGS := json-c
+
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wstrict-prototypes
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -fvisibility=hidden \
+	-Iinclude -Ilib $(PKG_CFLAGS) -MMD -MP
+ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
+LIBS := $(PKG_LIBS) -lm
+
+LIB_SRCS := $(sort $(wildcard lib/*/*.c))
+CLI_SRCS := $(sort $(wildcard cli/*.c))
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+FUZZ_SRCS := $(sort $(wildcard fuzz/fuzz_*.c))
+
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
+WORKLOAD := $(BUILD)/tests/pk-workload
+
+STATIC_LIB := $(BUILD)/libperfkit.a
+SHARED_LIB := $(BUILD)/libperfkit.so
+PERFKIT := $(BUILD)/perfkit
+
+.PHONY: all deps demo check test bench fuzz fuzz-run install clean
+.DELETE_ON_ERROR:
+
+all: $(PERFKIT) $(SHARED_LIB) $(UNIT_BINS) $(WORKLOAD)
+
+deps:
+	@scripts/install-deps
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(STATIC_LIB): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(SHARED_LIB): $(LIB_OBJS)
+	$(CC) -shared $(ALL_LDFLAGS) -Wl,-soname,libperfkit.so.0 -o $@ $^ $(LIBS)
+
+$(PERFKIT): $(CLI_OBJS) $(STATIC_LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(STATIC_LIB) $(LIBS)
+
+$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(STATIC_LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(STATIC_LIB) $(LIBS)
+
+$(WORKLOAD): tests/workload/pk-workload.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) -O1 -g $(SANFLAGS) -pthread -o $@ $<
+
+# Tests: C unit tests and shell tests for the command, run by prove (TAP).
+test: all
+	PERFKIT=$(abspath $(PERFKIT)) PK_WORKLOAD=$(abspath $(WORKLOAD)) \
+	PK_BUILD=$(abspath $(BUILD)) PK_SHARED=$(abspath ../shared) \
+	prove -f $(UNIT_BINS) $(sort $(wildcard tests/cli/*.sh))
+
+check: deps
+	@$(MAKE) --no-print-directory test
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@echo '$$ $(PERFKIT) stat -- $(WORKLOAD) --writes 20000 --pages 4096 --spin-ms 200'
+	@$(PERFKIT) stat -- $(WORKLOAD) --writes 20000 --pages 4096 --spin-ms 200
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@for b in bench/*.sh; do PERFKIT=$(abspath $(PERFKIT)) bash $$b || exit 1; done
+
+# libFuzzer targets: the library and each target built by clang with ASan+UBSan.
+FUZZ_BUILD := build-fuzz
+FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
+	-Iinclude -Ilib $(PKG_CFLAGS)
+FUZZ_BINS := $(FUZZ_SRCS:fuzz/%.c=$(FUZZ_BUILD)/%)
+FUZZ_SECONDS ?= 20
+
+fuzz: $(FUZZ_BINS)
+
+$(FUZZ_BUILD)/%: fuzz/%.c $(LIB_SRCS)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS) $(LIBS)
+
+fuzz-run: fuzz
+	@for f in $(FUZZ_BINS); do \
+		name=$${f##*/fuzz_}; mkdir -p $(FUZZ_BUILD)/corpus/$$name; \
+		echo "fuzz: $$name for $(FUZZ_SECONDS)s"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=1024 \
+			-print_final_stats=1 $(FUZZ_BUILD)/corpus/$$name fuzz/corpus/$$name \
+			2>$(FUZZ_BUILD)/$$name.log || { tail -50 $(FUZZ_BUILD)/$$name.log; exit 1; }; \
+		grep -E 'stat::number_of_executed_units|Done' $(FUZZ_BUILD)/$$name.log | tail -2; \
+	done
+
+install: $(PERFKIT) $(SHARED_LIB) $(STATIC_LIB)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/perfkit
+	install -m 755 $(PERFKIT) $(DESTDIR)$(PREFIX)/bin/perfkit
+	install -m 644 $(STATIC_LIB) $(DESTDIR)$(PREFIX)/lib/libperfkit.a
+	install -m 755 $(SHARED_LIB) $(DESTDIR)$(PREFIX)/lib/libperfkit.so.0
+	ln -sf libperfkit.so.0 $(DESTDIR)$(PREFIX)/lib/libperfkit.so
+	install -m 644 include/perfkit/*.h $(DESTDIR)$(PREFIX)/include/perfkit/
+
+clean:
+	rm -rf build build-san build-fuzz
+
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_BINS:=.d)

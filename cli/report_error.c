@@ -1,0 +1,57 @@
+/*
+ * How the command reports problems: one "perfkit: ..." line on stderr in
+ * lowercase without a full stop, then a "hint: ..." line when the library
+ * knows the fix; event specs are echoed with a caret under the offending
+ * character. Library warnings arrive through the log callback installed here.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+static int log_verbosity;
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("perfkit: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void cli_diag(const struct pk_diag *d)
+{
+	char buf[1024];
+
+	cli_error("%s", pk_diag_str(d, buf, sizeof(buf)));
+	if (d->hint[0])
+		fprintf(stderr, "hint: %s\n", d->hint);
+}
+
+void cli_spec_error(const char *spec, const struct pk_diag *d)
+{
+	cli_error("%s", d->msg[0] ? d->msg : strerror(-d->err));
+	fprintf(stderr, "  %s\n", spec);
+	if (d->offset != PK_NO_OFFSET && d->offset <= strlen(spec))
+		fprintf(stderr, "  %*s^\n", (int)d->offset, "");
+	if (d->hint[0])
+		fprintf(stderr, "hint: %s\n", d->hint);
+}
+
+static void cli_log(enum pk_log_level level, const char *fmt, va_list ap)
+{
+	if ((int)level > log_verbosity)
+		return;
+	fputs(level == PK_LOG_WARN ? "perfkit: warning: " : "perfkit: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void cli_log_init(int verbose)
+{
+	log_verbosity = verbose;
+	pk_log_set_callback(cli_log);
+}

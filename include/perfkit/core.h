@@ -1,0 +1,182 @@
+/*
+ * perfkit core: error diagnostics, a bounded byte reader, growable buffers,
+ * small file helpers and the library's logging callback.
+ *
+ * Conventions every module follows (STYLE.md):
+ *  - functions return 0 or a negative errno;
+ *  - the human-readable reason goes into a caller-provided struct pk_diag,
+ *    which names the subject (file, event spec, ...), the byte offset when
+ *    there is one, and optionally a hint for the user;
+ *  - the library never prints and never exits; warnings go through the
+ *    logging callback set with pk_log_set_callback().
+ */
+#ifndef PERFKIT_CORE_H
+#define PERFKIT_CORE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PK_API __attribute__((visibility("default")))
+
+/* Offset value meaning "no byte offset applies". */
+#define PK_NO_OFFSET UINT64_MAX
+
+/* Where and why an operation failed. Zero-initialize before use. */
+struct pk_diag {
+	int err;             /* negative errno of the failure, 0 if none */
+	uint64_t offset;     /* byte (or character) offset, PK_NO_OFFSET if none */
+	char subject[256];   /* the file, event spec or object concerned */
+	char msg[512];       /* what went wrong, lowercase, no full stop */
+	char hint[256];      /* how to get past it, empty if unknown */
+};
+
+/* Reset @d to "no error" (offset PK_NO_OFFSET, empty strings). */
+PK_API void pk_diag_init(struct pk_diag *d);
+
+/*
+ * Record a failure with errno @err (negative) and a printf-style message.
+ * Returns @err so callers can write `return pk_diag_fail(d, -EINVAL, ...)`.
+ * @d may be NULL.
+ */
+PK_API int pk_diag_fail(struct pk_diag *d, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Like pk_diag_fail() but also records a byte offset. */
+PK_API int pk_diag_fail_at(struct pk_diag *d, int err, uint64_t offset,
+			   const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Set the subject (file name, spec) of @d; NULL-safe. */
+PK_API void pk_diag_subject(struct pk_diag *d, const char *subject);
+
+/* Set the hint of @d; NULL-safe. */
+PK_API void pk_diag_hint(struct pk_diag *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Format @d as perfkit prints errors:
+ *   "'subject': msg at offset N"  (parts that are empty are left out)
+ * into @buf. Returns @buf.
+ */
+PK_API const char *pk_diag_str(const struct pk_diag *d, char *buf, size_t sz);
+
+/* The single funnel for corrupt input: records offset and reason, returns -EBADMSG. */
+#define PK_CORRUPT(diag, off, ...) pk_diag_fail_at((diag), -EBADMSG, (off), __VA_ARGS__)
+
+/* ---- logging ---------------------------------------------------------- */
+
+enum pk_log_level { PK_LOG_WARN, PK_LOG_INFO, PK_LOG_DEBUG };
+
+typedef void (*pk_log_fn)(enum pk_log_level level, const char *fmt, va_list ap);
+
+/* Install the callback that receives library warnings; NULL silences them (default). */
+PK_API void pk_log_set_callback(pk_log_fn fn);
+PK_API void pk_log(enum pk_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- growable byte buffer --------------------------------------------- */
+
+struct pk_buf {
+	char *data;  /* always NUL-terminated when len > 0 or after pk_buf_printf */
+	size_t len;
+	size_t cap;
+};
+
+PK_API void pk_buf_init(struct pk_buf *b);
+PK_API void pk_buf_release(struct pk_buf *b);
+/* Ensure room for @extra more bytes (plus a NUL). 0 or -ENOMEM. */
+PK_API int pk_buf_reserve(struct pk_buf *b, size_t extra);
+PK_API int pk_buf_append(struct pk_buf *b, const void *p, size_t n);
+PK_API int pk_buf_printf(struct pk_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- bounded reader over untrusted bytes ------------------------------ */
+
+struct pk_reader {
+	const uint8_t *data;
+	size_t len;
+	size_t off;
+	int swap;               /* byte-swap multi-byte reads */
+	struct pk_diag *diag;   /* where failures are recorded, may be NULL */
+};
+
+PK_API void pk_reader_init(struct pk_reader *r, const void *data, size_t len,
+			   struct pk_diag *diag);
+/* Bytes left after the cursor. */
+PK_API size_t pk_reader_left(const struct pk_reader *r);
+/* Reads fail with PK_CORRUPT ("truncated ...") instead of reading past the end. */
+PK_API int pk_reader_bytes(struct pk_reader *r, void *out, size_t n);
+PK_API int pk_reader_u8(struct pk_reader *r, uint8_t *v);
+PK_API int pk_reader_u16(struct pk_reader *r, uint16_t *v);
+PK_API int pk_reader_u32(struct pk_reader *r, uint32_t *v);
+PK_API int pk_reader_u64(struct pk_reader *r, uint64_t *v);
+PK_API int pk_reader_skip(struct pk_reader *r, size_t n);
+
+/* True if [off, off+size) lies within [0, len), without overflow. */
+static inline int pk_range_ok(uint64_t off, uint64_t size, uint64_t len)
+{
+	return off <= len && size <= len - off;
+}
+
+/* ---- small files (sysfs, procfs) -------------------------------------- */
+
+/*
+ * Read the whole of @path into @b (replacing its contents), up to @max bytes.
+ * Works for files that report size 0 (procfs, sysfs). Returns 0 or -errno;
+ * -EFBIG if the file is longer than @max.
+ */
+PK_API int pk_file_read_all(const char *path, struct pk_buf *b, size_t max);
+
+/* Read the first line of a small file into @buf without its newline. 0 or -errno. */
+PK_API int pk_file_read_line(const char *path, char *buf, size_t sz);
+
+/* Read an unsigned integer (decimal, or 0x hex) from a small file. 0 or -errno. */
+PK_API int pk_file_read_u64(const char *path, uint64_t *v);
+
+/*
+ * Parse a CPU list like "0-3,8,10-11" into a sorted, de-duplicated array of
+ * CPU numbers (caller frees *cpus). Returns the count (>= 0) or -EINVAL with
+ * @diag naming the offending character offset.
+ */
+PK_API int pk_cpulist_parse(const char *s, int **cpus, struct pk_diag *diag);
+
+/* ---- a command to measure ---------------------------------------------- */
+
+/*
+ * A child process forked and held before execvp() until pk_workload_start(),
+ * so counters can be opened on its pid first (with enable_on_exec they start
+ * at the exec). A failed exec is reported back through a close-on-exec pipe.
+ */
+struct pk_workload {
+	pid_t pid;     /* the child, or -1 */
+	int go_fd;     /* write end: releases the child */
+	int err_fd;    /* read end: the child's errno if execvp failed */
+};
+
+/* Fork @argv[0] (searched in PATH) held before exec. 0 or -errno. */
+PK_API int pk_workload_prepare(struct pk_workload *w, char *const argv[],
+			       struct pk_diag *diag);
+/*
+ * Let the child exec. Returns 0 once the exec succeeded, or the exec's
+ * -errno (the child has then exited with 127, or 126 for EACCES, and is reaped)
+ * with @diag naming the command.
+ */
+PK_API int pk_workload_start(struct pk_workload *w, struct pk_diag *diag);
+/* Kill (if still running) and reap a workload that will not be started. */
+PK_API void pk_workload_abort(struct pk_workload *w);
+
+/* ---- time ---------------------------------------------------------------- */
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+PK_API uint64_t pk_now_ns(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

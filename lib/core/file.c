@@ -1,0 +1,173 @@
+/*
+ * Small-file helpers for procfs and sysfs: files that report size 0, must be
+ * read in a loop, and hold one line or one number. Also CPU-list parsing
+ * ("0-3,8") shared by sysfs readers and the -C option, and the clock.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <perfkit/core.h>
+
+int pk_file_read_all(const char *path, struct pk_buf *b, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	b->len = 0;
+	for (;;) {
+		ssize_t n;
+
+		if (b->len >= max) {
+			char probe;
+
+			n = read(fd, &probe, 1);
+			err = n > 0 ? -EFBIG : (n < 0 ? -errno : 0);
+			break;
+		}
+		err = pk_buf_reserve(b, 4096);
+		if (err)
+			break;
+		n = read(fd, b->data + b->len, b->cap - b->len - 1 < max - b->len ?
+			 b->cap - b->len - 1 : max - b->len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		b->len += (size_t)n;
+	}
+	if (b->data)
+		b->data[b->len] = '\0';
+	close(fd);
+	return err;
+}
+
+int pk_file_read_line(const char *path, char *buf, size_t sz)
+{
+	struct pk_buf b;
+	char *nl;
+	int err;
+
+	if (!sz)
+		return -EINVAL;
+	pk_buf_init(&b);
+	err = pk_file_read_all(path, &b, 65536);
+	if (err && err != -EFBIG) {
+		pk_buf_release(&b);
+		return err;
+	}
+	buf[0] = '\0';
+	if (b.data) {
+		nl = strchr(b.data, '\n');
+		if (nl)
+			*nl = '\0';
+		snprintf(buf, sz, "%s", b.data);
+	}
+	pk_buf_release(&b);
+	return 0;
+}
+
+int pk_file_read_u64(const char *path, uint64_t *v)
+{
+	char line[64], *end;
+	int err = pk_file_read_line(path, line, sizeof(line));
+
+	if (err)
+		return err;
+	errno = 0;
+	*v = strtoull(line, &end, 0);
+	if (errno || end == line)
+		return -EINVAL;
+	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Largest CPU number accepted, so a hostile list cannot make us allocate without bound. */
+#define PK_MAX_CPU 65535
+
+int pk_cpulist_parse(const char *s, int **cpus, struct pk_diag *diag)
+{
+	size_t n = 0, cap = 0, i, out;
+	const char *p = s;
+	int *v = NULL;
+
+	*cpus = NULL;
+	while (*p && *p != '\n') {
+		long lo, hi;
+		char *end;
+
+		if (!isdigit((unsigned char)*p))
+			goto bad;
+		lo = strtol(p, &end, 10);
+		p = end;
+		hi = lo;
+		if (*p == '-') {
+			p++;
+			if (!isdigit((unsigned char)*p))
+				goto bad;
+			hi = strtol(p, &end, 10);
+			p = end;
+		}
+		if (lo > hi || hi > PK_MAX_CPU) {
+			free(v);
+			return pk_diag_fail_at(diag, -EINVAL, (uint64_t)(p - s),
+					       "invalid CPU range %ld-%ld", lo, hi);
+		}
+		for (long c = lo; c <= hi; c++) {
+			if (n == cap) {
+				int *nv;
+
+				cap = cap ? cap * 2 : 16;
+				nv = realloc(v, cap * sizeof(*v));
+				if (!nv) {
+					free(v);
+					return -ENOMEM;
+				}
+				v = nv;
+			}
+			v[n++] = (int)c;
+		}
+		if (*p == ',')
+			p++;
+		else if (*p && *p != '\n')
+			goto bad;
+	}
+	if (n == 0) {
+		free(v);
+		return pk_diag_fail_at(diag, -EINVAL, 0, "empty CPU list");
+	}
+	qsort(v, n, sizeof(*v), cmp_int);
+	for (i = 1, out = 1; i < n; i++)
+		if (v[i] != v[out - 1])
+			v[out++] = v[i];
+	*cpus = v;
+	return (int)out;
+bad:
+	free(v);
+	return pk_diag_fail_at(diag, -EINVAL, (uint64_t)(p - s),
+			       "unexpected character in CPU list");
+}
+
+uint64_t pk_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}

@@ -1,0 +1,39 @@
+# Shared helpers for perfkit's TAP shell tests (sourced, not run).
+# Tests print "ok N - name" / "not ok N - name", then plan with done_testing.
+# $PERFKIT is the command under test, $PK_WORKLOAD the counting workload.
+: "${PERFKIT:=build/perfkit}"
+: "${PK_WORKLOAD:=build/tests/pk-workload}"
+TAP_N=0
+TAP_FAILED=0
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/perfkit-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+ok() { # ok CONDITION-STATUS NAME
+	TAP_N=$((TAP_N + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $TAP_N - $2"; else echo "not ok $TAP_N - $2"; TAP_FAILED=$((TAP_FAILED + 1)); fi
+}
+pass() { ok 0 "$1"; }
+fail() { ok 1 "$1"; [ $# -gt 1 ] && note "$2"; return 0; }
+note() { printf '# %s\n' "$@"; }
+skip() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N # SKIP $1"; }
+skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+done_testing() { echo "1..$TAP_N"; [ "$TAP_FAILED" -eq 0 ]; }
+
+# is GOT WANT NAME
+is() {
+	if [ "$1" = "$2" ]; then pass "$3"; else fail "$3" "got '$1', want '$2'"; fi
+}
+# within GOT WANT PERCENT NAME: |got - want| <= percent of want
+within() {
+	if awk -v g="$1" -v w="$2" -v p="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w != "" && g != "" && d <= w * p / 100) }'; then
+		pass "$4"
+	else
+		fail "$4" "got '$1', want '$2' within $3%"
+	fi
+}
+
+# perf is the oracle; it is usable if it can count a software event here.
+have_perf() { command -v perf >/dev/null 2>&1 && perf stat -e task-clock -x, -o /dev/null -- true >/dev/null 2>&1; }
+
+# csv_value FILE EVENT: the counter value of EVENT from -x, output (first match)
+csv_value() { awk -F, -v e="$2" '$3 == e { print $1; exit }' "$1"; }

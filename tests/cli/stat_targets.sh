@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# perfkit stat targets: system-wide (-a, -C, -A, --per-core, --per-socket),
+# attaching to processes (-p) and threads (-t), and Ctrl-C.
+. "$(dirname "$0")/lib.sh"
+[ -x "$PERFKIT" ] || skip_all "$PERFKIT not built"
+W="$PK_WORKLOAD"
+ncpu=$(getconf _NPROCESSORS_ONLN)
+
+if "$PERFKIT" stat -a -e task-clock -o /dev/null -- true >/dev/null 2>&1; then
+	"$PERFKIT" stat -a -A -x, -o "$TMP/a" -e task-clock -- sleep 0.2 >/dev/null 2>&1
+	is $? 0 "-a -A runs"
+	is "$(grep -c '^CPU[0-9]*,' "$TMP/a")" "$ncpu" "-a -A prints one line per online CPU ($ncpu)"
+	# Each CPU's task-clock covers the ~200 ms run (idle counts too): CPUs utilized ~ 1.
+	bad=$(awk -F, '/^CPU/ { if ($8 < 0.9 || $8 > 1.1) print $1 }' "$TMP/a")
+	is "$bad" "" "-a -A: every CPU's task-clock is ~1 CPUs utilized"
+	"$PERFKIT" stat -a -x, -o "$TMP/g" -e task-clock -- sleep 0.2 >/dev/null 2>&1
+	within "$(awk -F, '/task-clock/ { print $7 }' "$TMP/g")" "$ncpu" 10 "-a aggregated: CPUs utilized ~ $ncpu"
+	"$PERFKIT" stat -C 0 -A -x, -o "$TMP/c" -e task-clock -- sleep 0.1 >/dev/null 2>&1
+	is "$(grep -c '^CPU0,' "$TMP/c"),$(grep -c '^CPU' "$TMP/c")" "1,1" "-C 0 -A counts CPU0 only"
+	"$PERFKIT" stat -a --per-core -x, -o "$TMP/pc" -e task-clock -- sleep 0.05 >/dev/null 2>&1
+	grep -Eq '^S[0-9]+-D[0-9]+-C[0-9]+,[0-9]+,' "$TMP/pc"; ok $? "--per-core prefixes S-D-C and the CPU count"
+	is "$(awk -F, '{ s += $2 } END { print s }' "$TMP/pc")" "$ncpu" "--per-core covers every CPU once"
+	"$PERFKIT" stat -a --per-socket -x, -o "$TMP/ps" -e task-clock -- sleep 0.05 >/dev/null 2>&1
+	is "$(awk -F, '{ s += $2 } END { print s }' "$TMP/ps")" "$ncpu" "--per-socket covers every CPU once"
+	if have_perf; then
+		perf stat -a --per-core -x, -o "$TMP/perfpc" -e task-clock -- sleep 0.05 >/dev/null 2>&1
+		is "$(cut -d, -f1,2 "$TMP/pc" | grep -v '^#' | grep . | sort)" "$(cut -d, -f1,2 "$TMP/perfpc" | grep -v '^#' | grep . | sort)" \
+			"--per-core units equal perf's"
+	else
+		skip "Linux perf not usable here"
+	fi
+	# -a without a command runs until SIGINT, then prints.
+	"$PERFKIT" stat -a -x, -o "$TMP/sig" -e task-clock >/dev/null 2>&1 &
+	pid=$!
+	sleep 0.3
+	kill -INT $pid
+	wait $pid
+	is $? 0 "-a without a command stops cleanly on SIGINT"
+	grep -q task-clock "$TMP/sig"; ok $? "and prints the counts so far"
+else
+	skip "system-wide counting not permitted here"
+fi
+
+# -p PID: attach, count exactly the writes made after attaching, end when the process exits.
+"$W" --wait-file "$TMP/go1" --writes 321 --threads 3 &
+wpid=$!
+sleep 0.2
+"$PERFKIT" stat -p $wpid -x, -o "$TMP/p" -e syscalls:sys_enter_write >/dev/null 2>&1 &
+spid=$!
+sleep 0.4
+touch "$TMP/go1"
+wait $wpid
+timeout 10 tail --pid=$spid -f /dev/null
+is $? 0 "-p ends by itself when the process exits"
+wait $spid
+is "$(csv_value "$TMP/p" syscalls:sys_enter_write)" 963 "-p counts the 3 x 321 writes of the process's threads"
+
+# -p PID -- sleep N: counts the process while the command runs.
+"$W" --wait-file "$TMP/go2" --writes 50 --sleep-ms 100 &
+wpid=$!
+sleep 0.2
+( sleep 0.3; touch "$TMP/go2" ) &
+"$PERFKIT" stat -p $wpid -x, -o "$TMP/p2" -e syscalls:sys_enter_write -- sleep 1 >/dev/null 2>&1
+is $? 0 "-p PID -- sleep 1 exits with sleep's status"
+is "$(csv_value "$TMP/p2" syscalls:sys_enter_write)" 50 "-p PID -- sleep: the process's 50 writes, not sleep's"
+wait $wpid
+
+# -t TID: a single thread.
+"$W" --wait-file "$TMP/go3" --writes 77 &
+wpid=$!
+sleep 0.2
+"$PERFKIT" stat -t $wpid -x, -o "$TMP/t" -e syscalls:sys_enter_write >/dev/null 2>&1 &
+spid=$!
+sleep 0.4
+touch "$TMP/go3"
+wait $wpid
+timeout 10 tail --pid=$spid -f /dev/null
+wait $spid
+is "$(csv_value "$TMP/t" syscalls:sys_enter_write)" 77 "-t TID counts the thread's 77 writes"
+
+# Ctrl-C while a command runs: counts so far are printed.
+"$PERFKIT" stat -x, -o "$TMP/cc" -e syscalls:sys_enter_write -- "$W" --writes 9 --sleep-ms 0 --spin-ms 5000 >/dev/null 2>&1 &
+spid=$!
+sleep 0.5
+kill -INT $spid
+wait $spid
+st=$?
+[ $st -ne 0 ]; ok $? "Ctrl-C: exit status reports the interrupted command ($st)"
+is "$(csv_value "$TMP/cc" syscalls:sys_enter_write)" 9 "Ctrl-C: the counts so far are printed"
+
+# Attaching to a process that does not exist.
+"$PERFKIT" stat -p 999999999 -e task-clock >/dev/null 2>"$TMP/err"
+st=$?
+[ $st -ne 0 ] && grep -q "999999999" "$TMP/err"; ok $? "-p with no such process fails and names it ($st)"
+
+done_testing
