@@ -217,6 +217,7 @@ static int parse_options(int argc, char **argv, struct stat_opts *o, int *exit_c
 		o->argv = argv + optind;
 	if (o->pr.fmt != FMT_PLAIN)
 		o->pr.big_num = false;
+	o->pr.aggr = o->aggr;
 	if (!o->argv && !o->system_wide && !o->pid_list && !o->tid_list) {
 		cli_error("nothing to count: give a command, -p PID, -t TID, -a or -C CPUS");
 		usage(stderr);

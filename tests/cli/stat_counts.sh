@@ -62,7 +62,8 @@ is $? 0 "exit status is the command's (0)"
 "$PERFKIT" stat -e task-clock -- /nonexistent/cmd >/dev/null 2>"$TMP/err"
 is $? 127 "a command that cannot be found exits 127"
 grep -q "'/nonexistent/cmd': command not found" "$TMP/err"; ok $? "and says so: $(head -1 "$TMP/err")"
-"$PERFKIT" stat -e task-clock -- /etc/hostname >/dev/null 2>"$TMP/err"
+printf 'not a program\n' > "$TMP/noexec"; chmod 644 "$TMP/noexec"
+"$PERFKIT" stat -e task-clock -- "$TMP/noexec" >/dev/null 2>"$TMP/err"
 is $? 126 "a file that cannot be executed exits 126"
 
 done_testing

@@ -39,10 +39,12 @@ paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && [ "${paranoid:-0}" -ge 2 ] &&
    setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$PERFKIT"; then
 	asuser() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
-	asuser "$PERFKIT" stat -x, -e task-clock,syscalls:sys_enter_write -- "$PK_WORKLOAD" --writes 5 \
+	asuser "$PERFKIT" stat -x, -e task-clock,page-faults -- "$PK_WORKLOAD" --pages 100 \
 		2>"$TMP/u" >/dev/null
 	is $? 0 "unprivileged: counting a command works (paranoid $paranoid)"
-	grep -Eq '^[0-9.]+,msec,task-clock' "$TMP/u"; ok $? "unprivileged: task-clock counted in user space ($(grep task-clock "$TMP/u" | cut -d, -f1,3))"
+	grep -Eq '^[0-9.]+,msec,task-clock:u,' "$TMP/u"; ok $? "unprivileged: task-clock counted in user space, as task-clock:u like perf ($(grep task-clock "$TMP/u" | cut -d, -f1,3))"
+	pf=$(awk -F, '$3 == "page-faults:u" { print $1 }' "$TMP/u")
+	[ "${pf:-0}" -ge 100 ]; ok $? "unprivileged: page-faults:u covers the 100 touched pages ($pf)"
 	asuser "$PERFKIT" stat -a -e task-clock -- true >/dev/null 2>"$TMP/u"
 	is $? 1 "unprivileged: -a fails"
 	grep -q "perf_event_paranoid" "$TMP/u"; ok $? "and names perf_event_paranoid"
