@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # perfkit stat --delay and --control: counting switched on late, or from
 # outside through a FIFO with acknowledgements, as perf stat does.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tap-lib.bash"
 [ -x "$PERFKIT" ] || skip_all "$PERFKIT not built"
 W="$PK_WORKLOAD"
 

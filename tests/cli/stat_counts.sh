@@ -2,7 +2,7 @@
 # perfkit stat counts against the kernel's truth and Linux perf: a workload
 # that makes exactly N write(2) calls and touches exactly M pages; groups
 # against the same events alone; inheritance; exit status.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tap-lib.bash"
 [ -x "$PERFKIT" ] || skip_all "$PERFKIT not built"
 "$PERFKIT" stat -e syscalls:sys_enter_write -x, -o /dev/null -- true 2>/dev/null ||
 	skip_all "tracepoint syscalls:sys_enter_write cannot be counted here"

@@ -2,7 +2,7 @@
 # perfkit stat and list errors: bad event specs point at the character and
 # suggest a name; usage errors exit 2; permission failures explain
 # perf_event_paranoid (checked as an unprivileged user when we are root).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tap-lib.bash"
 [ -x "$PERFKIT" ] || skip_all "$PERFKIT not built"
 
 "$PERFKIT" stat -e cyclez -- true >/dev/null 2>"$TMP/err"

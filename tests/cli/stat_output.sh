@@ -2,7 +2,7 @@
 # perfkit stat output forms against perf stat's: the default event list and
 # its <not supported> markers, the text layout, -x CSV fields, -j JSON keys,
 # -r repeats with noise, -I intervals, -o and --no-big-num.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tap-lib.bash"
 [ -x "$PERFKIT" ] || skip_all "$PERFKIT not built"
 W="$PK_WORKLOAD"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # perfkit stat targets: system-wide (-a, -C, -A, --per-core, --per-socket),
 # attaching to processes (-p) and threads (-t), and Ctrl-C.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tap-lib.bash"
 [ -x "$PERFKIT" ] || skip_all "$PERFKIT not built"
 W="$PK_WORKLOAD"
 ncpu=$(getconf _NPROCESSORS_ONLN)
