@@ -47,6 +47,7 @@ PERFKIT := $(BUILD)/perfkit
 
 .PHONY: all deps demo check test bench fuzz fuzz-run install clean
 .DELETE_ON_ERROR:
+.SECONDARY:
 
 all: $(PERFKIT) $(SHARED_LIB) $(UNIT_BINS) $(WORKLOAD)
 

@@ -17,36 +17,37 @@ else
 	skip "Linux perf not usable here"
 fi
 
-# --control with -D -1: disabled until 'enable' arrives; each command is acked.
+# control COMMAND OUT [STAT-OPTIONS...]: run perfkit stat with --control on a
+# workload that writes 10 times once released; send COMMAND first, then release
+# it. Sets $reply to what came back on the ack FIFO.
 mkfifo "$TMP/ctl" "$TMP/ack"
-"$PERFKIT" stat -D -1 --control "fifo:$TMP/ctl,$TMP/ack" -x, -o "$TMP/c" -e syscalls:sys_enter_write -- \
-	"$W" --writes 10 --wait-file "$TMP/phase1" --sleep-ms 0 --exec >/dev/null 2>"$TMP/cerr" &
-spid=$!
-exec 7<>"$TMP/ack"
-sleep 0.3
-echo enable > "$TMP/ctl"
-read -t 5 -r reply <&7
+control() {
+	local cmd=$1 out=$2 go="$TMP/go.$RANDOM" spid
+	shift 2
+	"$PERFKIT" stat "$@" --control "fifo:$TMP/ctl,$TMP/ack" -x, -o "$out" -e syscalls:sys_enter_write -- \
+		"$W" --writes 10 --wait-file "$go" --exec >/dev/null 2>"$out.err" &
+	spid=$!
+	exec 7<>"$TMP/ack"
+	sleep 0.3
+	echo "$cmd" > "$TMP/ctl"
+	reply=
+	read -t 5 -r reply <&7
+	touch "$go"
+	wait $spid
+	exec 7<&-
+}
+
+# -D -1: disabled until 'enable' arrives; each command is acked.
+control enable "$TMP/c" -D -1
 is "$reply" "ack" "'enable' is acknowledged"
-touch "$TMP/phase1"
-wait $spid
-exec 7<&-
 is "$(csv_value "$TMP/c" syscalls:sys_enter_write)" 10 "writes after 'enable' are counted"
-grep -q "Events enabled" "$TMP/cerr"; ok $? "'Events enabled' is reported"
+grep -q "Events enabled" "$TMP/c.err"; ok $? "'Events enabled' is reported"
 
 # 'disable' stops counting: writes after it are not counted.
-rm -f "$TMP/phase1"
-"$PERFKIT" stat --control "fifo:$TMP/ctl,$TMP/ack" -x, -o "$TMP/c2" -e syscalls:sys_enter_write -- \
-	"$W" --writes 10 --wait-file "$TMP/phase1" >/dev/null 2>/dev/null &
-spid=$!
-exec 7<>"$TMP/ack"
-sleep 0.3
-echo disable > "$TMP/ctl"
-read -t 5 -r reply <&7
+control disable "$TMP/c2"
 is "$reply" "ack" "'disable' is acknowledged"
-touch "$TMP/phase1"
-wait $spid
-exec 7<&-
 is "$(csv_value "$TMP/c2" syscalls:sys_enter_write)" 0 "writes after 'disable' are not counted"
+grep -q "Events disabled" "$TMP/c2.err"; ok $? "'Events disabled' is reported"
 
 "$PERFKIT" stat --control "fifo:$TMP/nonexistent" -e task-clock -- true >/dev/null 2>"$TMP/err"
 is $? 2 "--control with a missing FIFO is a usage error"

@@ -41,18 +41,28 @@ else
 	skip "system-wide counting not permitted here"
 fi
 
+# attach OPTION OUT WORKLOAD-ARGS...: start the workload held on a file, attach
+# perfkit stat with OPTION (-p or -t) to it, release it, and wait for both.
+# Sets $attach_ended to 0 when perfkit ended by itself once the target exited.
+attach() {
+	local opt=$1 out=$2 go="$TMP/go.$RANDOM" wpid spid
+	shift 2
+	"$W" --wait-file "$go" "$@" &
+	wpid=$!
+	sleep 0.2
+	"$PERFKIT" stat $opt $wpid -x, -o "$out" -e syscalls:sys_enter_write >/dev/null 2>&1 &
+	spid=$!
+	sleep 0.4
+	touch "$go"
+	wait $wpid
+	timeout 10 tail --pid=$spid -f /dev/null
+	attach_ended=$?
+	wait $spid
+}
+
 # -p PID: attach, count exactly the writes made after attaching, end when the process exits.
-"$W" --wait-file "$TMP/go1" --writes 321 --threads 3 &
-wpid=$!
-sleep 0.2
-"$PERFKIT" stat -p $wpid -x, -o "$TMP/p" -e syscalls:sys_enter_write >/dev/null 2>&1 &
-spid=$!
-sleep 0.4
-touch "$TMP/go1"
-wait $wpid
-timeout 10 tail --pid=$spid -f /dev/null
-is $? 0 "-p ends by itself when the process exits"
-wait $spid
+attach -p "$TMP/p" --writes 321 --threads 3
+is $attach_ended 0 "-p ends by itself when the process exits"
 is "$(csv_value "$TMP/p" syscalls:sys_enter_write)" 963 "-p counts the 3 x 321 writes of the process's threads"
 
 # -p PID -- sleep N: counts the process while the command runs.
@@ -66,16 +76,8 @@ is "$(csv_value "$TMP/p2" syscalls:sys_enter_write)" 50 "-p PID -- sleep: the pr
 wait $wpid
 
 # -t TID: a single thread.
-"$W" --wait-file "$TMP/go3" --writes 77 &
-wpid=$!
-sleep 0.2
-"$PERFKIT" stat -t $wpid -x, -o "$TMP/t" -e syscalls:sys_enter_write >/dev/null 2>&1 &
-spid=$!
-sleep 0.4
-touch "$TMP/go3"
-wait $wpid
-timeout 10 tail --pid=$spid -f /dev/null
-wait $spid
+attach -t "$TMP/t" --writes 77
+is $attach_ended 0 "-t ends by itself when the thread exits"
 is "$(csv_value "$TMP/t" syscalls:sys_enter_write)" 77 "-t TID counts the thread's 77 writes"
 
 # Ctrl-C while a command runs: counts so far are printed.
