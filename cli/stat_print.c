@@ -241,16 +241,17 @@ void stat_print_counters(const struct stat_printer *p, const struct stat_view *v
 
 void stat_print_interval_header(const struct stat_printer *p)
 {
+	/* perf's header columns before "counts", per aggregation. */
 	static const char *const unit_col[] = {
-		[AGGR_GLOBAL] = "",
-		[AGGR_CPU] = "CPU                ",
-		[AGGR_CORE] = "core         cpus ",
-		[AGGR_SOCKET] = "socket cpus ",
+		[AGGR_GLOBAL] = "            ",
+		[AGGR_CPU] = "CPU                    ",
+		[AGGR_CORE] = "core            cpus             ",
+		[AGGR_SOCKET] = "socket cpus             ",
 	};
 
 	if (p->fmt != FMT_PLAIN)
 		return;
-	fprintf(p->out, "#           time %s            counts unit events\n", unit_col[p->aggr]);
+	fprintf(p->out, "#           time %scounts unit events\n", unit_col[p->aggr]);
 }
 
 void stat_print_title(const struct stat_printer *p, const char *target, int runs)

@@ -26,6 +26,13 @@ if "$PERFKIT" stat -a -e task-clock -o /dev/null -- true >/dev/null 2>&1; then
 		perf stat -a --per-core -x, -o "$TMP/perfpc" -e task-clock -- sleep 0.05 >/dev/null 2>&1
 		is "$(cut -d, -f1,2 "$TMP/pc" | grep -v '^#' | grep . | sort)" "$(cut -d, -f1,2 "$TMP/perfpc" | grep -v '^#' | grep . | sort)" \
 			"--per-core units equal perf's"
+		for m in -A --per-core --per-socket; do
+			perf stat -a $m -I 100 -e task-clock -- sleep 0.05 2>"$TMP/perfi" >/dev/null
+			"$PERFKIT" stat -a $m -I 100 -e task-clock -- sleep 0.05 2>"$TMP/outi" >/dev/null
+			is "$(head -1 "$TMP/outi")" "$(head -1 "$TMP/perfi")" "-I $m: header as perf's"
+			is "$(awk 'NR == 2 { print index($0, "#"), length($0) }' "$TMP/outi")" \
+			   "$(awk 'NR == 2 { print index($0, "#"), length($0) }' "$TMP/perfi")" "-I $m: columns as perf's"
+		done
 	else
 		skip "Linux perf not usable here"
 	fi
