@@ -28,7 +28,7 @@ control() {
 		"$W" --writes 10 --wait-file "$go" --exec >/dev/null 2>"$out.err" &
 	spid=$!
 	exec 7<>"$TMP/ack"
-	sleep 0.3
+	wait_counting $spid
 	echo "$cmd" > "$TMP/ctl"
 	reply=
 	read -t 5 -r reply <&7

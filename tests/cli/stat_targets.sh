@@ -39,7 +39,8 @@ if "$PERFKIT" stat -a -e task-clock -o /dev/null -- true >/dev/null 2>&1; then
 	# -a without a command runs until SIGINT, then prints.
 	"$PERFKIT" stat -a -x, -o "$TMP/sig" -e task-clock >/dev/null 2>&1 &
 	pid=$!
-	sleep 0.3
+	wait_counting $pid
+	sleep 0.2
 	kill -INT $pid
 	wait $pid
 	is $? 0 "-a without a command stops cleanly on SIGINT"
@@ -59,7 +60,7 @@ attach() {
 	sleep 0.2
 	"$PERFKIT" stat $opt $wpid -x, -o "$out" -e syscalls:sys_enter_write >/dev/null 2>&1 &
 	spid=$!
-	sleep 0.4
+	wait_counting $spid
 	touch "$go"
 	wait $wpid
 	timeout 10 tail --pid=$spid -f /dev/null
@@ -76,9 +77,12 @@ is "$(csv_value "$TMP/p" syscalls:sys_enter_write)" 963 "-p counts the 3 x 321 w
 "$W" --wait-file "$TMP/go2" --writes 50 --sleep-ms 100 &
 wpid=$!
 sleep 0.2
-( sleep 0.3; touch "$TMP/go2" ) &
-"$PERFKIT" stat -p $wpid -x, -o "$TMP/p2" -e syscalls:sys_enter_write -- sleep 1 >/dev/null 2>&1
-is $? 0 "-p PID -- sleep 1 exits with sleep's status"
+"$PERFKIT" stat -p $wpid -x, -o "$TMP/p2" -e syscalls:sys_enter_write -- sleep 2 >/dev/null 2>&1 &
+spid=$!
+wait_counting $spid
+touch "$TMP/go2"
+wait $spid
+is $? 0 "-p PID -- sleep 2 exits with sleep's status"
 is "$(csv_value "$TMP/p2" syscalls:sys_enter_write)" 50 "-p PID -- sleep: the process's 50 writes, not sleep's"
 wait $wpid
 
@@ -90,7 +94,8 @@ is "$(csv_value "$TMP/t" syscalls:sys_enter_write)" 77 "-t TID counts the thread
 # Ctrl-C while a command runs: counts so far are printed.
 "$PERFKIT" stat -x, -o "$TMP/cc" -e syscalls:sys_enter_write -- "$W" --writes 9 --sleep-ms 0 --spin-ms 5000 >/dev/null 2>&1 &
 spid=$!
-sleep 0.5
+wait_counting $spid
+sleep 0.2
 kill -INT $spid
 wait $spid
 st=$?

@@ -37,3 +37,14 @@ have_perf() { command -v perf >/dev/null 2>&1 && perf stat -e task-clock -x, -o 
 
 # csv_value FILE EVENT: the counter value of EVENT from -x, output (first match)
 csv_value() { awk -F, -v e="$2" '$3 == e { print $1; exit }' "$1"; }
+
+# wait_counting PID: wait (up to 10 s) until process PID holds perf_event fds,
+# i.e. perfkit has opened its counters.
+wait_counting() {
+	local i
+	for i in $(seq 100); do
+		ls -l "/proc/$1/fd" 2>/dev/null | grep -q 'perf_event' && return 0
+		sleep 0.1
+	done
+	return 1
+}
