@@ -574,11 +574,11 @@ static int run_loop(struct run_state *st, struct run_result *res)
 			}
 			wake = now + 10000000ull;
 		}
-		if (!st->wl.pid || st->wl.pid < 0) {
-			if ((st->t->nr_tids) && !targets_alive(st->t))
+		if (st->wl.pid <= 0 && st->t->nr_tids) {
+			/* -p/-t without a command: end when the targets are gone. */
+			if (!targets_alive(st->t))
 				break;
-			if (st->t->nr_tids)
-				wake = now + 100000000ull;
+			wake = now + 100000000ull;
 		}
 		if (enable_at && (!wake || enable_at < wake))
 			wake = enable_at;
@@ -838,7 +838,7 @@ out:
 	free(noise);
 	free(res.unit_counts);
 	if (err)
-		return err == -EACCES || err == -EPERM ? 1 : (err == -EINVAL ? 2 : 1);
+		return err == -EINVAL ? 2 : 1;
 	return status;
 }
 

@@ -220,7 +220,7 @@ void stat_print_counters(const struct stat_printer *p, const struct stat_view *v
 				.ev = v->events[e],
 				.supported = v->supported[e],
 				.counts = &row_counts[e],
-				.noise = v->noise ? &v->noise[e] : NULL,
+				.noise = v->noise ? &v->noise[u * v->nr_events + e] : NULL,
 			};
 
 			pk_counts_scale(r.counts, &r.sc);

@@ -38,7 +38,7 @@ struct stat_view {
 	size_t nr_units;
 	const struct stat_unit *units;
 	const struct pk_counts *counts;  /* [unit * nr_events + ev] */
-	const struct pk_stats *noise;    /* per event over -r runs, or NULL */
+	const struct pk_stats *noise;    /* [unit * nr_events + ev] over -r runs, or NULL */
 	double wall_ns;                  /* elapsed time the counts cover */
 	bool interval;
 	uint64_t interval_ns;            /* timestamp since start, for -I */

@@ -13,6 +13,9 @@ if "$PERFKIT" stat -a -e task-clock -o /dev/null -- true >/dev/null 2>&1; then
 	# Each CPU's task-clock covers the ~200 ms run (idle counts too): CPUs utilized ~ 1.
 	bad=$(awk -F, '/^CPU/ { if ($7 < 0.9 || $7 > 1.1) print $1 }' "$TMP/a")
 	is "$bad" "" "-a -A: every CPU's task-clock is ~1 CPUs utilized"
+	"$PERFKIT" stat -a -A -r 3 -x, -o "$TMP/ar" -e task-clock -- sleep 0.05 >/dev/null 2>&1
+	is "$(grep -Ec '^CPU[0-9]+,[0-9.]+,msec,task-clock,[0-9.]+%,' "$TMP/ar")" "$ncpu" \
+		"-a -A -r 3: every CPU line carries its own noise column"
 	"$PERFKIT" stat -a -x, -o "$TMP/g" -e task-clock -- sleep 0.2 >/dev/null 2>&1
 	within "$(awk -F, '/task-clock/ { print $6 }' "$TMP/g")" "$ncpu" 10 "-a aggregated: CPUs utilized ~ $ncpu"
 	"$PERFKIT" stat -C 0 -A -x, -o "$TMP/c" -e task-clock -- sleep 0.1 >/dev/null 2>&1
