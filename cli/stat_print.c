@@ -18,14 +18,9 @@
 #define METRIC_LEN 35
 #define NO_METRIC_PAD 28
 
-/* Unit and scale perf uses for the clock events (counted in ns, shown in msec). */
+/* The event's display unit and the scale from counted to displayed value. */
 static const char *event_unit(const struct pk_event *ev, double *scale)
 {
-	if (pk_event_is(ev, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK) ||
-	    pk_event_is(ev, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK)) {
-		*scale = 1e-6;
-		return "msec";
-	}
 	*scale = ev->scale > 0 ? ev->scale : 1.0;
 	return ev->scale_unit ? ev->scale_unit : "";
 }

@@ -108,6 +108,14 @@ static int add_generic(struct ev_ctx *c, enum pk_event_kind kind, __u32 type, __
 		return -ENOMEM;
 	ev->attr.type = type;
 	ev->attr.config = config;
+	/* The clocks count nanoseconds; perf shows them in msec. */
+	if (type == PERF_TYPE_SOFTWARE &&
+	    (config == PERF_COUNT_SW_TASK_CLOCK || config == PERF_COUNT_SW_CPU_CLOCK)) {
+		ev->scale = 1e-6;
+		ev->scale_unit = strdup("msec");
+		if (!ev->scale_unit)
+			return -ENOMEM;
+	}
 	return 0;
 }
 

@@ -316,6 +316,22 @@ static void test_precise_max(void)
 	ok(l->n == 1 && !l->ev[0].precise_max, "p: not precise_max");
 }
 
+/* The clocks count ns and display in msec (perf's unit); other generic events have no unit. */
+static void test_display_units(void)
+{
+	const struct pk_event_list *l = P("task-clock,cpu-clock:u,cycles,page-faults");
+
+	ok(l->n == 4, "four events");
+	if (l->n != 4)
+		return;
+	ok(l->ev[0].scale == 1e-6 && l->ev[0].scale_unit && !strcmp(l->ev[0].scale_unit, "msec"),
+	   "task-clock: scale 1e-6, unit msec");
+	ok(l->ev[1].scale == 1e-6 && l->ev[1].scale_unit && !strcmp(l->ev[1].scale_unit, "msec"),
+	   "cpu-clock:u: scale 1e-6, unit msec");
+	ok(l->ev[2].scale == 1.0 && !l->ev[2].scale_unit, "cycles: scale 1, no unit");
+	ok(l->ev[3].scale == 1.0 && !l->ev[3].scale_unit, "page-faults: scale 1, no unit");
+}
+
 static void test_groups(void)
 {
 	const struct pk_event_list *l;
@@ -575,6 +591,7 @@ int main(void)
 	}
 	test_tables();
 	test_precise_max();
+	test_display_units();
 	test_groups();
 	test_lists_raw();
 	test_tracepoints_fixture();
