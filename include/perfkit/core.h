@@ -138,6 +138,8 @@ PK_API int pk_file_read_line(const char *path, char *buf, size_t sz);
 
 /* Read an unsigned integer (decimal, or 0x hex) from a small file. 0 or -errno. */
 PK_API int pk_file_read_u64(const char *path, uint64_t *v);
+/* Read a signed decimal integer (sysfs ids may be -1) from a small file. 0 or -errno. */
+PK_API int pk_file_read_s64(const char *path, int64_t *v);
 
 /*
  * Parse a CPU list like "0-3,8,10-11" into a sorted, de-duplicated array of

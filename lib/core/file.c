@@ -91,6 +91,20 @@ int pk_file_read_u64(const char *path, uint64_t *v)
 	return 0;
 }
 
+int pk_file_read_s64(const char *path, int64_t *v)
+{
+	char line[64], *end;
+	int err = pk_file_read_line(path, line, sizeof(line));
+
+	if (err)
+		return err;
+	errno = 0;
+	*v = strtoll(line, &end, 10);
+	if (errno || end == line)
+		return -EINVAL;
+	return 0;
+}
+
 static int cmp_int(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;

@@ -17,13 +17,10 @@
 
 int pk_paranoid_level(void)
 {
-	char line[32], *end;
-	long v;
+	int64_t v;
 
-	if (pk_file_read_line(PARANOID_PATH, line, sizeof(line)))
-		return 2;
-	v = strtol(line, &end, 10);
-	if (end == line || v < -1000 || v > 1000)
+	/* Unreadable or absurd: assume Linux's default, 2. */
+	if (pk_file_read_s64(PARANOID_PATH, &v) || v < -1000 || v > 1000)
 		return 2;
 	return (int)v;
 }

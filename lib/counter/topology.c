@@ -80,20 +80,18 @@ int pk_proc_threads(pid_t pid, pid_t **tids)
 	return (int)n;
 }
 
-/* A signed integer from a sysfs file (physical_package_id may be -1). */
+/* A signed integer from a topology file (physical_package_id may be -1). */
 static int read_int(int cpu, const char *name, int *out)
 {
-	char path[128], line[64], *end;
-	long v;
+	char path[128];
+	int64_t v;
 	int err;
 
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, name);
-	err = pk_file_read_line(path, line, sizeof(line));
+	err = pk_file_read_s64(path, &v);
 	if (err)
 		return err;
-	errno = 0;
-	v = strtol(line, &end, 10);
-	if (errno || end == line || v < INT32_MIN || v > INT32_MAX)
+	if (v < INT32_MIN || v > INT32_MAX)
 		return -EINVAL;
 	*out = (int)v;
 	return 0;

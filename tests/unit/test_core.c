@@ -4,6 +4,7 @@
  * small-file reads and the workload launcher (exec success and failure).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -102,6 +103,7 @@ static void test_files(void)
 	char path[] = "/tmp/pk-core-XXXXXX", line[16];
 	struct pk_buf b;
 	uint64_t v;
+	int64_t sv;
 	int fd = mkstemp(path);
 
 	ok(fd >= 0 && write(fd, "0x1f\nsecond line\n", 17) == 17, "temp file written");
@@ -114,6 +116,15 @@ static void test_files(void)
 	   "procfs file of reported size 0 read whole");
 	pk_buf_release(&b);
 	is_int(pk_file_read_u64("/nonexistent/file", &v), -ENOENT, "missing file is -ENOENT");
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ok(fd >= 0 && write(fd, "-1\n", 3) == 3, "temp file rewritten with -1");
+	close(fd);
+	ok(!pk_file_read_s64(path, &sv) && sv == -1, "signed -1 read (sysfs ids)");
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ok(fd >= 0 && write(fd, "abc\n", 4) == 4, "temp file rewritten with text");
+	close(fd);
+	is_int(pk_file_read_s64(path, &sv), -EINVAL, "text is not a signed number");
+	is_int(pk_file_read_s64("/nonexistent/file", &sv), -ENOENT, "missing file is -ENOENT (signed)");
 	unlink(path);
 }
 
