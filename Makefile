@@ -19,7 +19,7 @@ endif
 CC ?= cc
 PREFIX ?= /usr/local
 PKG_CONFIG ?= pkg-config
-PKGS := json-c
+PKGS := json-c libelf libdw libzstd libtraceevent zlib
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
@@ -29,7 +29,7 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -fvisibility=hidden \
 	-Iinclude -Ilib $(PKG_CFLAGS) -MMD -MP
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
-LIBS := $(PKG_LIBS) -lm
+LIBS := $(PKG_LIBS) -liberty -lm
 
 LIB_SRCS := $(sort $(wildcard lib/*/*.c))
 CLI_SRCS := $(sort $(wildcard cli/*.c))
@@ -93,18 +93,28 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@for b in bench/*.sh; do PERFKIT=$(abspath $(PERFKIT)) bash $$b || exit 1; done
 
-# libFuzzer targets: the library and each target built by clang with ASan+UBSan.
+# libFuzzer targets: the library is compiled once by clang with ASan+UBSan and
+# fuzzer coverage (build-fuzz/libperfkit-fuzz.a), then linked into each target.
 FUZZ_BUILD := build-fuzz
-FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
-	-Iinclude -Ilib $(PKG_CFLAGS)
+FUZZ_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O1 -g $(FUZZ_SAN) -Iinclude -Ilib $(PKG_CFLAGS)
+FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(FUZZ_BUILD)/%.o)
+FUZZ_LIB := $(FUZZ_BUILD)/libperfkit-fuzz.a
 FUZZ_BINS := $(FUZZ_SRCS:fuzz/%.c=$(FUZZ_BUILD)/%)
 FUZZ_SECONDS ?= 20
 
 fuzz: $(FUZZ_BINS)
 
-$(FUZZ_BUILD)/%: fuzz/%.c $(LIB_SRCS)
+$(FUZZ_BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS) $(LIBS)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(FUZZ_LIB): $(FUZZ_LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_LIB)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(LIBS)
 
 fuzz-run: fuzz
 	@for f in $(FUZZ_BINS); do \
@@ -127,4 +137,4 @@ install: $(PERFKIT) $(SHARED_LIB) $(STATIC_LIB)
 clean:
 	rm -rf build build-san build-fuzz
 
--include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_BINS:=.d)
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_BINS:=.d) $(FUZZ_LIB_OBJS:.o=.d)

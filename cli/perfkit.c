@@ -20,6 +20,8 @@ struct command {
 static const struct command commands[] = {
 	{ "list", cmd_list, "list the events this machine offers" },
 	{ "stat", cmd_stat, "run a command and count events" },
+	{ "report", cmd_report, "summarize a perf.data file" },
+	{ "script", cmd_script, "print the samples of a perf.data file" },
 };
 
 static void usage(FILE *f)

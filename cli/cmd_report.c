@@ -1,0 +1,370 @@
+/*
+ * perfkit report: read a perf.data file and print perf report --stdio's
+ * histogram (or its header, a raw dump, record statistics, or an export in
+ * folded/pprof/json/svg form). Options follow perf report's names. Corrupt or
+ * truncated input: everything read up to the bad record is still printed,
+ * then "perfkit: 'FILE': <msg> at offset N" and exit status 2.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <perfkit/export.h>
+#include <perfkit/report.h>
+#include <perfkit/session.h>
+#include "cli.h"
+#include "report_dump.h"
+
+static const char usage_text[] =
+	"usage: perfkit report [-i FILE|-] [--stdio] [-s KEYS] [--children|--no-children]\n"
+	"                      [-g MODE[,THRESHOLD[,ORDER]]] [--percent-limit P] [-n]\n"
+	"                      [--comm L] [--pid L] [--tid L] [--dso L] [--symbols L] [--cpu L] [--time S,E]\n"
+	"                      [--header|--header-only] [-D] [--stats] [--format F -o OUT] [-v]\n"
+	"\n"
+	"  -i, --input FILE       perf.data to read (default perf.data; - for standard input)\n"
+	"      --stdio            text output (the default and only interface)\n"
+	"  -s, --sort KEYS        comm,pid,tid,dso,sym,srcline,cpu,symoff,parent,mem,snoop,tlb,lock\n"
+	"      --children         add a Children column (default when call chains exist)\n"
+	"      --no-children      only Self\n"
+	"  -g, --call-graph SPEC  graph|fractal|flat|folded|caller|callee|none[,THRESHOLD[,ORDER]]\n"
+	"      --percent-limit P  hide entries below P percent\n"
+	"  -n, --show-nr-samples  add a Samples column\n"
+	"  -p, --parent REGEX     regex of the parent sort key\n"
+	"      --header           print the file header first; --header-only: only it\n"
+	"  -D, --dump-raw-trace   every record with its file offset\n"
+	"      --stats            record counts per type\n"
+	"      --format F         folded, pprof, json or svg (with -o FILE)\n"
+	"  -o, --output FILE      where --format writes (default standard output)\n"
+	"  -v, --verbose          more messages\n";
+
+struct report_cli {
+	const char *input, *sort, *format, *output;
+	int children;                   /* -1 default */
+	int header, header_only, dump, stats, nr, verbose;
+	double percent_limit;
+	enum pk_callgraph_mode cg_mode;
+	enum pk_callgraph_order cg_order;
+	int cg_order_set;
+	double cg_threshold;
+	const char *parent;
+	struct pk_session_filter filter;
+};
+
+/* "graph,0.5,caller": mode, threshold, order, in any order (perf's parser). */
+static int parse_cg(struct report_cli *o, const char *spec)
+{
+	char buf[256], *save = NULL, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		double v;
+
+		if (!strcmp(tok, "graph"))
+			o->cg_mode = PK_CG_GRAPH;
+		else if (!strcmp(tok, "fractal"))
+			o->cg_mode = PK_CG_FRACTAL;
+		else if (!strcmp(tok, "flat"))
+			o->cg_mode = PK_CG_FLAT;
+		else if (!strcmp(tok, "folded"))
+			o->cg_mode = PK_CG_FOLDED;
+		else if (!strcmp(tok, "none"))
+			o->cg_mode = PK_CG_NONE;
+		else if (!strcmp(tok, "caller") || !strcmp(tok, "callee")) {
+			o->cg_order = tok[4] == 'e' && tok[5] == 'r' ? PK_CG_CALLER : PK_CG_CALLEE;
+			o->cg_order_set = 1;
+			if (o->cg_mode == PK_CG_DEFAULT)
+				o->cg_mode = PK_CG_GRAPH;
+		} else if (!strcmp(tok, "function") || !strcmp(tok, "percent")) {
+			/* perf's defaults: accepted */
+		} else {
+			v = strtod(tok, &end);
+			if (*end || end == tok || v < 0)
+				return -EINVAL;
+			o->cg_threshold = v;
+		}
+	}
+	return 0;
+}
+
+static const char *argval(int argc, char **argv, int *i, const char *name)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+
+	if (!strncmp(a, name, n) && a[n] == '=')
+		return a + n + 1;
+	if (strcmp(a, name))
+		return NULL;
+	if (*i + 1 >= argc) {
+		cli_error("option '%s' requires a value", name);
+		exit(2);
+	}
+	return argv[++*i];
+}
+
+static int parse_args(struct report_cli *o, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage_text, stdout);
+			exit(0);
+		} else if ((v = argval(argc, argv, &i, "-i")) || (v = argval(argc, argv, &i, "--input"))) {
+			o->input = v;
+		} else if (!strncmp(a, "-i", 2) && a[2]) {
+			o->input = a + 2;
+		} else if (!strcmp(a, "--stdio")) {
+		} else if (!strcmp(a, "--tui") || !strcmp(a, "--gtk")) {
+			cli_error("only --stdio output is supported");
+			return -EINVAL;
+		} else if ((v = argval(argc, argv, &i, "-s")) || (v = argval(argc, argv, &i, "--sort"))) {
+			o->sort = v;
+		} else if (!strcmp(a, "--children")) {
+			o->children = 1;
+		} else if (!strcmp(a, "--no-children")) {
+			o->children = 0;
+		} else if (!strcmp(a, "-g") || !strcmp(a, "--call-graph") || !strncmp(a, "--call-graph=", 13) ||
+			   (!strncmp(a, "-g", 2) && a[2])) {
+			const char *spec = NULL;
+
+			if (a[1] == 'g' && a[2])
+				spec = a + 2;
+			else if (!strncmp(a, "--call-graph=", 13))
+				spec = a + 13;
+			else if (i + 1 < argc && argv[i + 1][0] != '-') {
+				struct report_cli probe = *o;
+
+				if (!parse_cg(&probe, argv[i + 1]))
+					spec = argv[++i];
+			}
+			if (!spec) {
+				if (o->cg_mode == PK_CG_DEFAULT || o->cg_mode == PK_CG_NONE)
+					o->cg_mode = PK_CG_GRAPH;
+			} else if (parse_cg(o, spec)) {
+				cli_error("invalid call-graph spec '%s'", spec);
+				return -EINVAL;
+			}
+		} else if ((v = argval(argc, argv, &i, "--percent-limit"))) {
+			o->percent_limit = strtod(v, NULL);
+			o->cg_threshold = o->percent_limit;   /* perf sets both */
+		} else if (!strcmp(a, "-n") || !strcmp(a, "--show-nr-samples")) {
+			o->nr = 1;
+		} else if ((v = argval(argc, argv, &i, "-p")) || (v = argval(argc, argv, &i, "--parent"))) {
+			o->parent = v;
+		} else if ((v = argval(argc, argv, &i, "--comm")) || (v = argval(argc, argv, &i, "-c"))) {
+			o->filter.comms = v;
+		} else if ((v = argval(argc, argv, &i, "--pid"))) {
+			o->filter.pids = v;
+		} else if ((v = argval(argc, argv, &i, "--tid"))) {
+			o->filter.tids = v;
+		} else if ((v = argval(argc, argv, &i, "--dso")) || (v = argval(argc, argv, &i, "-d"))) {
+			o->filter.dsos = v;
+		} else if ((v = argval(argc, argv, &i, "--symbols")) || (v = argval(argc, argv, &i, "-S"))) {
+			o->filter.symbols = v;
+		} else if ((v = argval(argc, argv, &i, "--cpu")) || (v = argval(argc, argv, &i, "-C"))) {
+			o->filter.cpus = v;
+		} else if ((v = argval(argc, argv, &i, "--time"))) {
+			o->filter.time = v;
+		} else if (!strcmp(a, "--header")) {
+			o->header = 1;
+		} else if (!strcmp(a, "--header-only")) {
+			o->header_only = 1;
+		} else if (!strcmp(a, "-D") || !strcmp(a, "--dump-raw-trace")) {
+			o->dump = 1;
+		} else if (!strcmp(a, "--stats")) {
+			o->stats = 1;
+		} else if ((v = argval(argc, argv, &i, "--format"))) {
+			o->format = v;
+		} else if ((v = argval(argc, argv, &i, "-o")) || (v = argval(argc, argv, &i, "--output"))) {
+			o->output = v;
+		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			o->verbose++;
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+		} else {
+			cli_error("unknown option '%s'", a);
+			fputs(usage_text, stderr);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* ---- progress on a terminal --------------------------------------------- */
+
+struct progress {
+	uint64_t start_ns;
+	int shown;
+};
+
+static void progress_cb(void *ctx, uint64_t pos, uint64_t size)
+{
+	struct progress *p = ctx;
+
+	if (!size || pk_now_ns() - p->start_ns < 1000000000ULL)
+		return;
+	fprintf(stderr, "\rprocessing: %3d%%", (int)(pos * 100 / size));
+	p->shown = 1;
+}
+
+/* ---- sample sinks ----------------------------------------------------------- */
+
+static int on_report(void *ctx, const struct pk_rsample *rs)
+{
+	return pk_report_add(ctx, rs);
+}
+
+static int on_export(void *ctx, const struct pk_rsample *rs)
+{
+	return pk_export_add(ctx, rs);
+}
+
+static int on_nothing(void *ctx, const struct pk_rsample *rs)
+{
+	(void)ctx;
+	(void)rs;
+	return 0;
+}
+
+static int run_export(struct report_cli *o, struct pk_session *ss, struct pk_diag *d, int *walk_err)
+{
+	struct pk_export_opts eo = { .sz = sizeof(eo) };
+	struct pk_export *ex = NULL;
+	FILE *out = stdout;
+	int err;
+
+	if (pk_export_format_parse(o->format, &eo.format)) {
+		cli_error("unknown --format '%s' (folded, pprof, json, svg)", o->format);
+		return 2;
+	}
+	if ((err = pk_export_new(&eo, &ex, d))) {
+		cli_diag(d);
+		return 1;
+	}
+	*walk_err = pk_session_run(ss, on_export, NULL, ex, d);
+	if (o->output && strcmp(o->output, "-")) {
+		out = fopen(o->output, "wb");
+		if (!out) {
+			cli_error("cannot write '%s': %s", o->output, strerror(errno));
+			pk_export_free(ex);
+			return 1;
+		}
+	}
+	struct pk_diag wd;
+
+	pk_diag_init(&wd);
+	err = pk_export_write(ex, ss, out, &wd);
+	if (out != stdout)
+		fclose(out);
+	else
+		fflush(stdout);
+	pk_export_free(ex);
+	if (err) {
+		cli_diag(&wd);
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_cli o = { .children = -1, .cg_threshold = 0.5 };
+	struct pk_session_opts so = { .sz = sizeof(so), .ordered = 1 };
+	struct pk_session *ss = NULL;
+	struct progress prog = { 0 };
+	struct pk_diag d;
+	int err, walk_err = 0, rc = 0;
+
+	if (parse_args(&o, argc, argv))
+		return 2;
+	cli_log_init(o.verbose);
+	if (!o.input)
+		o.input = isatty(0) ? "perf.data" : "-";
+	so.filter = o.filter;
+	if (o.dump) {
+		so.ordered = 0;
+		so.deliver_header_records = 1;
+	}
+	if (isatty(2)) {
+		prog.start_ns = pk_now_ns();
+		so.progress = progress_cb;
+		so.progress_ctx = &prog;
+	}
+	pk_diag_init(&d);
+	err = pk_session_open(o.input, &so, &ss, &d);
+	if (err) {
+		if (!d.subject[0])
+			pk_diag_subject(&d, o.input);
+		cli_diag(&d);
+		return 2;
+	}
+
+	if (o.header || o.header_only) {
+		struct pk_buf b;
+
+		pk_buf_init(&b);
+		if (!pk_perfdata_header_print(pk_session_data(ss), &b) && b.len)
+			fwrite(b.data, 1, b.len, stdout);
+		pk_buf_release(&b);
+		if (o.header_only) {
+			pk_session_close(ss);
+			return 0;
+		}
+	}
+
+	if (o.dump || o.stats) {
+		struct dump_ctx dc = { .ss = ss, .path = o.input,
+				       .pipe = pk_perfdata_is_pipe(pk_session_data(ss)) };
+
+		if (o.dump && !o.header)
+			fputs("# To display the perf.data header info, please use --header/--header-only options.\n#\n",
+			      stdout);
+		walk_err = pk_session_run(ss, on_nothing, o.dump ? dump_record : NULL, &dc, &d);
+		dump_stats(ss);
+	} else if (o.format) {
+		rc = run_export(&o, ss, &d, &walk_err);
+	} else {
+		struct pk_report_opts ro = {
+			.sz = sizeof(ro), .sort = o.sort, .children = o.children, .cg_mode = o.cg_mode,
+			.cg_order = o.cg_order, .cg_order_set = o.cg_order_set,
+			.cg_threshold = o.cg_threshold, .percent_limit = o.percent_limit,
+			.show_nr_samples = o.nr, .header = o.header, .parent_regex = o.parent,
+			.add_filtered = (o.filter.comms || o.filter.pids || o.filter.tids || o.filter.dsos ||
+					 o.filter.symbols) && !o.filter.cpus && !o.filter.time,
+		};
+		struct pk_report *r = NULL;
+
+		if ((err = pk_report_new(&ro, &r, &d))) {
+			cli_diag(&d);
+			pk_session_close(ss);
+			return 2;
+		}
+		pk_report_setup(r, ss);
+		walk_err = pk_session_run(ss, on_report, NULL, r, &d);
+		if (prog.shown)
+			fputs("\r                \r", stderr);
+		prog.shown = 0;
+		if (walk_err == -ENOMEM) {
+			cli_diag(&d);
+			rc = 1;
+		} else {
+			pk_report_print(r, ss, stdout);
+		}
+		pk_report_free(r);
+	}
+	if (prog.shown)
+		fputs("\r                \r", stderr);
+	fflush(stdout);
+	if (walk_err < 0) {
+		if (!d.subject[0])
+			pk_diag_subject(&d, o.input);
+		if (!d.msg[0])
+			snprintf(d.msg, sizeof(d.msg), "%s", strerror(-walk_err));
+		cli_diag(&d);
+		rc = 2;
+	}
+	pk_session_close(ss);
+	return rc;
+}

@@ -1,0 +1,177 @@
+/*
+ * perfkit script: print the samples of a perf.data file one per line in
+ * `perf script`'s layout (options follow perf's): -i FILE|-, -F fields,
+ * --header, --show-mmap-events, --show-task-events, and the --comm, --pid,
+ * --tid, --cpu, --time, --dsos, --symbols filters. A corrupt or truncated
+ * file ends with what was printed so far flushed, a message naming the file
+ * and byte offset, and exit status 2.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <perfkit/script.h>
+#include "cli.h"
+
+static void script_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: perfkit script [-i FILE|-] [-F FIELDS] [--header] [--show-mmap-events]\n"
+		"                      [--show-task-events] [--comm LIST] [--pid LIST] [--tid LIST]\n"
+		"                      [-C CPUS] [--time START,END] [--dsos LIST] [-S SYMS]\n"
+		"                      [--max-stack N] [-G] [-v]\n"
+		"\n"
+		"  -i, --input FILE        perf.data to read ('-' = standard input; default perf.data)\n"
+		"  -F, --fields LIST       comm,tid,pid,time,cpu,event,trace,ip,sym,symoff,dso,addr,\n"
+		"                          period,data_src,weight,phys_addr; TYPE:LIST, +field, -field\n"
+		"      --header            print the file's header information first\n"
+		"      --show-mmap-events  print MMAP/MMAP2 records\n"
+		"      --show-task-events  print COMM/FORK/EXIT records\n"
+		"      --comm, --pid, --tid LIST   only these threads\n"
+		"  -C, --cpu CPUS          only these CPUs (\"0-3,5\")\n"
+		"      --time START,END    only samples in this time range (seconds)\n"
+		"      --dsos LIST, -S, --symbols LIST   only samples in these DSOs / symbols\n"
+		"      --max-stack N       call-chain depth (default 127)\n"
+		"  -G, --hide-call-graph   do not print call chains\n"
+		"  -v, --verbose           more warnings\n");
+}
+
+enum {
+	OPT_HEADER = 256, OPT_MMAP, OPT_TASK, OPT_COMM, OPT_PID, OPT_TID, OPT_TIME, OPT_DSOS,
+	OPT_MAX_STACK,
+};
+
+static int append_fields(char **acc, const char *arg)
+{
+	size_t n = *acc ? strlen(*acc) : 0;
+	char *p = realloc(*acc, n + strlen(arg) + 2);
+
+	if (!p)
+		return -1;
+	if (n)
+		p[n++] = ' ';
+	strcpy(p + n, arg);
+	*acc = p;
+	return 0;
+}
+
+int cmd_script(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "fields", required_argument, NULL, 'F' },
+		{ "header", no_argument, NULL, OPT_HEADER },
+		{ "show-mmap-events", no_argument, NULL, OPT_MMAP },
+		{ "show-task-events", no_argument, NULL, OPT_TASK },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "comms", required_argument, NULL, OPT_COMM },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "tid", required_argument, NULL, OPT_TID },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "time", required_argument, NULL, OPT_TIME },
+		{ "dsos", required_argument, NULL, OPT_DSOS },
+		{ "symbols", required_argument, NULL, 'S' },
+		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
+		{ "hide-call-graph", no_argument, NULL, 'G' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pk_session_opts sopts = { .sz = sizeof(sopts), .ordered = 1 };
+	struct pk_script_opts opts = { .sz = sizeof(opts) };
+	const char *input = NULL;
+	char *fields = NULL;
+	int header = 0, verbose = 0, opt, ret, status = 0;
+	struct pk_session *ss = NULL;
+	struct pk_script *sc = NULL;
+	static char outbuf[1 << 20];
+	struct pk_diag d;
+
+	while ((opt = getopt_long(argc, argv, "i:F:C:S:Gvh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'i': input = optarg; break;
+		case 'F':
+			if (append_fields(&fields, optarg) < 0) {
+				cli_error("out of memory");
+				return 1;
+			}
+			break;
+		case OPT_HEADER: header = 1; break;
+		case OPT_MMAP: opts.show_mmap_events = 1; break;
+		case OPT_TASK: opts.show_task_events = 1; break;
+		case OPT_COMM: sopts.filter.comms = optarg; break;
+		case OPT_PID: sopts.filter.pids = optarg; break;
+		case OPT_TID: sopts.filter.tids = optarg; break;
+		case 'C': sopts.filter.cpus = optarg; break;
+		case OPT_TIME: sopts.filter.time = optarg; break;
+		case OPT_DSOS: sopts.filter.dsos = optarg; break;
+		case 'S': sopts.filter.symbols = optarg; break;
+		case OPT_MAX_STACK: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || v < 0 || v > 1000000) {
+				cli_error("invalid --max-stack '%s'", optarg);
+				free(fields);
+				return 2;
+			}
+			sopts.max_stack = v ? (uint32_t)v : 1;
+			break;
+		}
+		case 'G': opts.no_callchain = 1; break;
+		case 'v': verbose++; break;
+		case 'h': script_usage(stdout); free(fields); return 0;
+		default: script_usage(stderr); free(fields); return 2;
+		}
+	}
+	if (optind < argc) {
+		cli_error("unexpected argument '%s'", argv[optind]);
+		free(fields);
+		return 2;
+	}
+	if (!input) {
+		struct stat st;
+
+		input = (!fstat(0, &st) && S_ISFIFO(st.st_mode)) ? "-" : "perf.data";
+	}
+	cli_log_init(verbose);
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	opts.fields = fields;
+	pk_diag_init(&d);
+	ret = pk_session_open(input, &sopts, &ss, &d);
+	if (ret < 0) {
+		cli_diag(&d);
+		free(fields);
+		return 2;
+	}
+	if (header) {
+		struct pk_buf b;
+
+		pk_buf_init(&b);
+		if (pk_perfdata_header_print(pk_session_data(ss), &b) == 0 && b.len)
+			fwrite(b.data, 1, b.len, stdout);
+		pk_buf_release(&b);
+	}
+	ret = pk_script_new(ss, &opts, stdout, &sc, &d);
+	if (ret < 0) {
+		fflush(stdout);
+		cli_diag(&d);
+		status = 2;
+		goto out;
+	}
+	ret = pk_script_run(sc, &d);
+	if (ret < 0) {
+		fflush(stdout);
+		cli_diag(&d);
+		status = ret == -EBADMSG || ret == -EINVAL || ret == -ENOENT ? 2 : 1;
+	}
+out:
+	pk_script_free(sc);
+	pk_session_close(ss);
+	free(fields);
+	if (fflush(stdout) && !status)
+		status = 1;
+	return status;
+}

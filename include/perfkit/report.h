@@ -1,0 +1,89 @@
+/*
+ * perfkit report: aggregation of resolved samples into perf report's
+ * histograms: one histogram per event, entries keyed by the --sort keys,
+ * Self and Children periods, call-graph trees under each entry, the
+ * percent limit, and printing in `perf report --stdio`'s layout.
+ *
+ * Memory grows with distinct (sort key, call path) combinations, never
+ * with the number of samples.
+ */
+#ifndef PERFKIT_REPORT_H
+#define PERFKIT_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <perfkit/core.h>
+#include <perfkit/session.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum pk_callgraph_mode {
+	PK_CG_DEFAULT,   /* perf's default: graph when call chains exist, none otherwise */
+	PK_CG_NONE,
+	PK_CG_GRAPH,     /* absolute percentages */
+	PK_CG_FRACTAL,   /* relative percentages */
+	PK_CG_FLAT,
+	PK_CG_FOLDED,
+};
+
+enum pk_callgraph_order {
+	PK_CG_CALLEE,    /* perf's default order for -g graph in children mode is caller... see report.c */
+	PK_CG_CALLER,
+};
+
+struct pk_report_opts {
+	size_t sz;
+	const char *sort;            /* "comm,dso,sym" (perf's default); also pid, tid, srcline, cpu,
+	                                symoff, parent, mem, snoop, tlb, lock, overhead-ish keys */
+	int children;                /* -1: perf's default (children when call chains exist), 0, 1 */
+	enum pk_callgraph_mode cg_mode;
+	enum pk_callgraph_order cg_order;
+	int cg_order_set;            /* the user chose caller/callee */
+	double cg_threshold;         /* percent, default 0.5 */
+	double percent_limit;        /* hide entries below this percent, default 0 */
+	int show_nr_samples;         /* -n */
+	int header;                  /* print the --header block (done by the caller) */
+	const char *parent_regex;    /* for the parent sort key, perf's default "^sys_|^do_page_fault" */
+	/* perfkit additions (keep at the end) */
+	int add_filtered;            /* count samples the session's comm/pid/tid/dso/symbol filters
+	                                dropped in "# Samples" and the totals, as perf does */
+};
+
+struct pk_report;
+
+PK_API int pk_report_new(const struct pk_report_opts *opts, struct pk_report **out, struct pk_diag *d);
+PK_API void pk_report_free(struct pk_report *r);
+
+/*
+ * Fix perf's defaults (children and call graphs only when some event has
+ * call chains) from every event of @ss, and use its symbols for srcline.
+ * Optional: without it the first sample's event decides.
+ */
+PK_API int pk_report_setup(struct pk_report *r, struct pk_session *ss);
+
+/* Add one resolved sample (use as, or from, a pk_rsample_fn). */
+PK_API int pk_report_add(struct pk_report *r, const struct pk_rsample *rs);
+
+/*
+ * Print every event's histogram in `perf report --stdio` layout to @out
+ * (perf's "# To display the perf.data header info ..." preamble, then per
+ * event "# Samples: ..." / "# Event count (approx.): ..." / column titles /
+ * entries / call graphs). @ss supplies evsel names, lost counts and totals.
+ */
+PK_API int pk_report_print(struct pk_report *r, struct pk_session *ss, FILE *out);
+
+/* The entries of event @evsel_idx, sorted as printed, for tests: key text and self/children periods. */
+struct pk_report_row {
+	const char *key;             /* the sort-key columns joined by two spaces, as printed */
+	uint64_t self_period, children_period, nr_samples;
+};
+/* Fills up to @max rows; returns the number of rows the event has. */
+PK_API size_t pk_report_rows(struct pk_report *r, size_t evsel_idx, struct pk_report_row *rows,
+			     size_t max);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

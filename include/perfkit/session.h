@@ -1,0 +1,96 @@
+/*
+ * perfkit session: one pass over a perf.data file that joins the reader
+ * (perfdata), the side band (symbols) and the sample filters, and hands each
+ * sample to the caller already resolved: thread, comm, the sampled address
+ * and every call-chain frame as (map, DSO, symbol).
+ *
+ * This is what `perfkit report`, `perfkit script` and the exports are built
+ * on; none of them walks records or resolves addresses themselves.
+ */
+#ifndef PERFKIT_SESSION_H
+#define PERFKIT_SESSION_H
+
+#include <stdint.h>
+#include <perfkit/core.h>
+#include <perfkit/perfdata.h>
+#include <perfkit/symbols.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A sample with everything resolved. Valid only during the callback. */
+struct pk_rsample {
+	const struct pk_record *rec;
+	const struct pk_evsel *evsel;
+	const struct pk_sample *s;
+	struct pk_thread *thread;
+	uint8_t cpumode;             /* s->misc & PERF_RECORD_MISC_CPUMODE_MASK */
+	uint64_t period;             /* s->period; without PERIOD the attr's fixed sample_period (-c N), else 1 */
+	struct pk_location self;     /* the sampled ip */
+	/*
+	 * The call chain as perf builds it: leaf first (frame 0 is normally the
+	 * sampled ip itself), PERF_CONTEXT_* markers removed and used to pick
+	 * each frame's cpumode, frames past PERF_CONTEXT_MAX dropped.
+	 * nr_frames is 0 when the sample has no call chain.
+	 */
+	uint32_t nr_frames;
+	const struct pk_location *frames;
+};
+
+/* Filters applied before anything is counted (perf report --comm/--pid/...). */
+struct pk_session_filter {
+	const char *comms;           /* comma-separated list, NULL = all */
+	const char *pids;            /* comma-separated pids */
+	const char *tids;
+	const char *dsos;            /* DSO short or long names */
+	const char *symbols;         /* symbol names */
+	const char *cpus;            /* cpu list "0-3,5" */
+	const char *time;            /* "START,END" in seconds.fraction like perf --time (either may be empty) */
+};
+
+struct pk_session_opts {
+	size_t sz;
+	int ordered;                 /* timestamp order (default on: set by PK_OPTS users) */
+	int deliver_header_records;  /* pass HEADER_* records to the record callback too (for -D) */
+	struct pk_symbols_opts symbols;   /* osrelease filled from the file when left NULL */
+	struct pk_session_filter filter;
+	/* progress: called about every 64 MiB of input with (position, size) */
+	void (*progress)(void *ctx, uint64_t pos, uint64_t size);
+	void *progress_ctx;
+	uint32_t max_stack;          /* call-chain entries kept per sample (--max-stack), 0 = perf's 127 */
+};
+
+struct pk_session;
+
+/* Open @path ("-" = stdin) and read its header. 0 or -errno with @d set. */
+PK_API int pk_session_open(const char *path, const struct pk_session_opts *opts,
+			   struct pk_session **out, struct pk_diag *d);
+PK_API void pk_session_close(struct pk_session *ss);
+
+typedef int (*pk_rsample_fn)(void *ctx, const struct pk_rsample *rs);
+
+/*
+ * Walk the file once. For every sample that passes the filters, @on_sample
+ * gets it resolved. @on_record (may be NULL) sees every record first, after
+ * the side band of that record was applied (for -D, --stats, script's
+ * non-sample events). Either callback returning non-zero stops the walk.
+ * Returns 0, the callback's value, or -errno with @d set.
+ */
+PK_API int pk_session_run(struct pk_session *ss, pk_rsample_fn on_sample, pk_record_fn on_record,
+			  void *ctx, struct pk_diag *d);
+
+PK_API struct pk_perfdata *pk_session_data(struct pk_session *ss);
+PK_API struct pk_symbols *pk_session_symbols(struct pk_session *ss);
+
+/* Samples seen and samples dropped by the filters, per evsel index. */
+struct pk_session_counts {
+	uint64_t nr_samples, total_period;          /* before filters */
+	uint64_t nr_filtered, filtered_period;      /* dropped by filters */
+};
+PK_API const struct pk_session_counts *pk_session_counts(const struct pk_session *ss, size_t evsel_idx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

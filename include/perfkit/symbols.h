@@ -1,0 +1,158 @@
+/*
+ * perfkit symbols: turning sampled addresses into (shared object, symbol).
+ *
+ * A pk_symbols session rebuilds the recorded machine's processes from the
+ * side-band records (MMAP/MMAP2, COMM, FORK, EXIT, exec) in the order the
+ * reader delivers them, then resolves addresses against:
+ *  - ELF .symtab/.dynsym through libelf, preferring a debug file found by
+ *    build-id (~/.debug/.build-id, /usr/lib/debug/.build-id) or
+ *    .gnu_debuglink next to the binary or under /usr/lib/debug;
+ *  - /proc/kallsyms for the kernel when the recorded kernel is this one
+ *    (same osrelease), otherwise kernel addresses stay unresolved;
+ *  - /tmp/perf-<pid>.map files for JIT code;
+ * with C++ and Rust names demangled, and, on request, inline frames and
+ * source lines from DWARF through libdw.
+ *
+ * Every (DSO, address) is looked up once; later lookups are a hash hit.
+ * Objects returned (threads, maps, DSOs, symbols) live as long as the
+ * session and never move.
+ */
+#ifndef PERFKIT_SYMBOLS_H
+#define PERFKIT_SYMBOLS_H
+
+#include <stdint.h>
+#include <perfkit/core.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A shared object (or the kernel, or an anonymous/JIT region). */
+struct pk_dso {
+	const char *name;            /* long name: the path as mapped, "[kernel.kallsyms]", "[vdso]", ... */
+	const char *short_name;      /* what perf's "Shared Object" column shows (basename, or name in []) */
+	uint8_t build_id[20];
+	uint8_t build_id_size;       /* 0 if unknown */
+	uint8_t kernel;              /* kernel or kernel module: symbols print as [k] */
+	uint8_t loaded;              /* symbols were looked for (whether or not any were found) */
+	uint8_t has_symbols;
+	const char *symsrc;          /* the file the symbols came from, NULL if none */
+};
+
+/* A function symbol. */
+struct pk_sym {
+	uint64_t start, end;         /* DSO-relative addresses as the symbol table gives them */
+	const char *name;            /* demangled unless demangling was turned off */
+};
+
+/* One mapping of a thread's address space. */
+struct pk_map {
+	uint64_t start, end, pgoff;  /* runtime addresses [start, end) */
+	struct pk_dso *dso;
+	uint32_t prot, flags;
+};
+
+/* A thread of the recorded machine (pid -1 and tid -1 are the idle/unknown thread). */
+struct pk_thread {
+	int32_t pid, tid;
+	const char *comm;            /* current comm ("" until known; perf prints ":<tid>") */
+};
+
+/* One inline frame or source position from DWARF. */
+struct pk_srcline {
+	const char *file;            /* source file, NULL if unknown */
+	uint32_t line;
+	const char *func;            /* inlined function name (inline frames), else NULL */
+};
+
+/* Where an address went. Filled by pk_symbols_resolve(). */
+struct pk_location {
+	uint64_t ip;                 /* the address looked up */
+	uint8_t cpumode;             /* PERF_RECORD_MISC_* cpumode used */
+	const struct pk_map *map;    /* NULL: no mapping (prints [unknown]) */
+	struct pk_dso *dso;          /* map->dso or NULL */
+	const struct pk_sym *sym;    /* NULL: no symbol (prints raw hex) */
+	uint64_t addr;               /* address inside the DSO (map-relative, what perf's sort key uses) */
+	uint64_t symoff;             /* addr - sym->start when sym */
+};
+
+struct pk_symbols_opts {
+	size_t sz;
+	const char *osrelease;       /* kernel the file was recorded on (OSRELEASE feature), NULL unknown */
+	const char *kallsyms;        /* default /proc/kallsyms */
+	const char *symfs;           /* prefix for every binary path looked up, default none */
+	const char *tmp_dir;         /* where perf-<pid>.map files live, default /tmp */
+	const char *home;            /* for ~/.debug, default $HOME */
+	int no_demangle;
+	int want_srcline;            /* open DWARF line tables (srcline, --inline) */
+};
+
+struct pk_symbols;
+
+PK_API struct pk_symbols *pk_symbols_new(const struct pk_symbols_opts *opts);
+PK_API void pk_symbols_free(struct pk_symbols *s);
+
+/* ---- side band: feed these in record order -------------------------------- */
+
+/*
+ * COMM (exec set for COMM_EXEC). As in perf 6.1 the thread's maps are kept
+ * across exec: the new image's MMAPs replace the ranges they overlap.
+ */
+PK_API void pk_symbols_comm(struct pk_symbols *s, int32_t pid, int32_t tid, const char *comm, int exec);
+/*
+ * FORK: the child inherits the parent's comm and (for a new process) a copy
+ * of its maps. @misc is the record's header misc: with
+ * PERF_RECORD_MISC_FORK_EXEC (bit 13, set on FORKs perf synthesizes for an
+ * exec) the maps are not copied, as in perf 6.1.
+ */
+PK_API void pk_symbols_fork(struct pk_symbols *s, int32_t pid, int32_t ppid, int32_t tid, int32_t ptid,
+			    uint16_t misc);
+PK_API void pk_symbols_exit(struct pk_symbols *s, int32_t pid, int32_t tid);
+/*
+ * MMAP/MMAP2 of @filename at [start, start+len) with file offset @pgoff.
+ * @cpumode (from the record's misc) tells kernel maps (pid -1, "[kernel.kallsyms]_text",
+ * modules) from user maps. @build_id may be NULL.
+ */
+PK_API void pk_symbols_mmap(struct pk_symbols *s, int32_t pid, int32_t tid, uint64_t start,
+			    uint64_t len, uint64_t pgoff, const char *filename, uint8_t cpumode,
+			    const uint8_t *build_id, uint8_t build_id_size, uint32_t prot, uint32_t flags);
+/* A build-id from the BUILD_ID feature or a HEADER_BUILD_ID record (pid -1 = kernel). */
+PK_API void pk_symbols_build_id(struct pk_symbols *s, int32_t pid, const char *filename,
+				const uint8_t *build_id, uint8_t size);
+/* KSYMBOL: a BPF program or out-of-line kernel code [addr, addr+len) named @name. */
+PK_API void pk_symbols_ksymbol(struct pk_symbols *s, uint64_t addr, uint32_t len, const char *name,
+			       int unregister);
+
+/* ---- lookups ------------------------------------------------------------- */
+
+/* The thread (created with comm "" if never seen). */
+PK_API struct pk_thread *pk_symbols_thread(struct pk_symbols *s, int32_t pid, int32_t tid);
+
+/*
+ * Resolve @ip in @t's address space (kernel addresses in the kernel's) for
+ * @cpumode (PERF_RECORD_MISC_KERNEL, _USER, ...). Always fills @loc; returns
+ * 1 if a symbol was found, 0 otherwise.
+ */
+PK_API int pk_symbols_resolve(struct pk_symbols *s, const struct pk_thread *t, uint8_t cpumode,
+			      uint64_t ip, struct pk_location *loc);
+
+/*
+ * Source line of @loc (file:line), and the chain of inline frames at it,
+ * innermost first, into @out (at most @max). Returns the number of entries
+ * (>= 1 when the line is known: entry 0 is the position itself, with func
+ * NULL; entries 1.. are the inlined callers' positions with the inlined
+ * function in func), 0 if unknown. Requires opts.want_srcline.
+ */
+PK_API int pk_symbols_srcline(struct pk_symbols *s, const struct pk_location *loc,
+			      struct pk_srcline *out, int max);
+
+/* How many distinct (DSO, address) lookups hit the symbol tables (for tests of the cache). */
+PK_API uint64_t pk_symbols_nr_lookups(const struct pk_symbols *s);
+
+/* Demangle a C++ or Rust symbol; returns a malloc'd string or NULL if @name is not mangled. */
+PK_API char *pk_demangle(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

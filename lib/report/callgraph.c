@@ -1,0 +1,532 @@
+/*
+ * Call graphs. While samples stream in, each call path is interned once in a
+ * trie of (parent node, function) -> node, oriented so that the chain an
+ * entry shows is always the walk from one trie node back to the root, and
+ * periods are summed per (entry, node) pair. Only at print time is a tree
+ * per printed entry built from its pairs, then sorted, cut at the threshold
+ * and printed in perf report --stdio's graph, fractal, flat or folded form.
+ *
+ * Tree shape: perf keeps runs of frames without a branch in one node; here
+ * a run is a chain of nodes where every node but the last has no samples
+ * ending at it and exactly one child, which prints the same.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+static int rp_scratch(struct pk_report *r, size_t n)
+{
+	if (n <= r->scratch_cap)
+		return 0;
+	size_t ncap = n < 256 ? 256 : n * 2;
+	uint32_t *a = realloc(r->scratch_ent, ncap * sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	r->scratch_ent = a;
+	a = realloc(r->scratch_node, ncap * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	r->scratch_node = a;
+	r->scratch_cap = ncap;
+	return 0;
+}
+
+static inline void rp_fkey(const struct pk_location *l, uint64_t *fa, uint64_t *fb)
+{
+	if (l->sym) {
+		*fa = (uintptr_t)l->sym;
+		*fb = 0;
+	} else {
+		*fa = (uintptr_t)l->dso | 1;   /* odd: never a symbol pointer */
+		*fb = l->ip;
+	}
+}
+
+static uint32_t rp_node_child(struct pk_report *r, uint32_t parent, const struct pk_location *l)
+{
+	uint64_t fa, fb;
+	uint32_t *v;
+	int found;
+
+	rp_fkey(l, &fa, &fb);
+	v = rp_map_get(&r->trie, parent, fa, fb, &found, (uint32_t)r->nr_nodes);
+	if (!v)
+		return UINT32_MAX;
+	if (found)
+		return *v;
+	if (r->nr_nodes == r->cap_nodes) {
+		size_t ncap = r->cap_nodes * 2;
+		struct rp_node *nn = realloc(r->nodes, ncap * sizeof(*nn));
+
+		if (!nn)
+			return UINT32_MAX;
+		r->nodes = nn;
+		r->cap_nodes = ncap;
+	}
+	r->nodes[r->nr_nodes] = (struct rp_node){ .parent = parent, .depth = r->nodes[parent].depth + 1,
+		.sym = l->sym, .dso = l->dso, .ip = l->ip };
+	return (uint32_t)r->nr_nodes++;
+}
+
+int rp_path_intern(struct pk_report *r, const struct pk_rsample *rs)
+{
+	uint32_t n = rs->nr_frames, node = 0;
+
+	if (rp_scratch(r, (size_t)n + 1))
+		return -ENOMEM;
+	if (!r->nodes) {
+		r->cap_nodes = 4096;
+		r->nodes = calloc(r->cap_nodes, sizeof(*r->nodes));
+		if (!r->nodes)
+			return -ENOMEM;
+		r->nr_nodes = 1;                /* node 0: the root, the empty chain */
+	}
+	if (r->cg_order == PK_CG_CALLER) {
+		/* leaf-first trie: the chain of frame i is frames i..0, caller to callee */
+		for (uint32_t i = 0; i < n; i++) {
+			node = rp_node_child(r, node, &rs->frames[i]);
+			if (node == UINT32_MAX)
+				return -ENOMEM;
+			r->scratch_node[i] = node;
+		}
+	} else {
+		/* root-first trie: the chain of frame i is frames i..n-1, callee to caller */
+		for (uint32_t i = n; i-- > 0;) {
+			node = rp_node_child(r, node, &rs->frames[i]);
+			if (node == UINT32_MAX)
+				return -ENOMEM;
+			r->scratch_node[i] = node;
+		}
+	}
+	r->scratch_node[n] = node;
+	return 0;
+}
+
+int rp_pair_add(struct pk_report *r, uint32_t entry, uint32_t node, uint64_t period)
+{
+	uint32_t *v;
+	int found;
+
+	v = rp_map_get(&r->pair_idx, entry, node, 0, &found, (uint32_t)r->nr_pairs);
+	if (!v)
+		return -ENOMEM;
+	if (found) {
+		r->pairs[*v].period += period;
+		return 0;
+	}
+	if (r->nr_pairs == r->cap_pairs) {
+		size_t ncap = r->cap_pairs ? r->cap_pairs * 2 : 4096;
+		struct rp_pair *np = realloc(r->pairs, ncap * sizeof(*np));
+
+		if (!np)
+			return -ENOMEM;
+		r->pairs = np;
+		r->cap_pairs = ncap;
+	}
+	r->pairs[r->nr_pairs++] = (struct rp_pair){ entry, node, period };
+	return 0;
+}
+
+int rp_pairs_group(struct pk_report *r, uint32_t **order)
+{
+	uint32_t *o = malloc((r->nr_pairs ? r->nr_pairs : 1) * sizeof(*o));
+	uint32_t pos = 0;
+
+	*order = o;
+	if (!o)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nr_ent; i++)
+		r->ent[i].chain_n = 0;
+	for (size_t i = 0; i < r->nr_pairs; i++)
+		r->ent[r->pairs[i].entry].chain_n++;
+	for (size_t i = 0; i < r->nr_ent; i++) {
+		r->ent[i].chain_first = pos;
+		pos += r->ent[i].chain_n;
+		r->ent[i].chain_n = 0;
+	}
+	for (size_t i = 0; i < r->nr_pairs; i++) {
+		struct rp_entry *e = &r->ent[r->pairs[i].entry];
+
+		o[e->chain_first + e->chain_n++] = (uint32_t)i;
+	}
+	return 0;
+}
+
+/* ---- the printed tree of one entry ---------------------------------------- */
+
+struct pt_node {
+	uint32_t trie;              /* the trie node naming this frame (0 for the root) */
+	uint32_t first, next, last; /* first child, next sibling, last child (0 = none) */
+	uint32_t nchild;
+	uint64_t hit, chit;         /* samples ending here; in the children */
+};
+
+struct pt {
+	struct pk_report *r;
+	struct pt_node *n;
+	size_t nr, cap;
+	struct rp_map idx;          /* (parent, fa, fb) -> node */
+	uint64_t total;             /* the event's total period (graph, flat, folded) */
+	double min_pct;
+	enum pk_callgraph_mode mode;
+	FILE *out;
+};
+
+static uint32_t pt_add(struct pt *t, uint32_t parent, uint32_t trie)
+{
+	const struct rp_node *tn = &t->r->nodes[trie];
+	uint64_t fa, fb;
+	uint32_t *v;
+	int found;
+
+	if (tn->sym) {
+		fa = (uintptr_t)tn->sym;
+		fb = 0;
+	} else {
+		fa = (uintptr_t)tn->dso | 1;
+		fb = tn->ip;
+	}
+	v = rp_map_get(&t->idx, parent, fa, fb, &found, (uint32_t)t->nr);
+	if (!v)
+		return UINT32_MAX;
+	if (found)
+		return *v;
+	if (t->nr == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 256;
+		struct pt_node *nn = realloc(t->n, ncap * sizeof(*nn));
+
+		if (!nn)
+			return UINT32_MAX;
+		t->n = nn;
+		t->cap = ncap;
+	}
+	t->n[t->nr] = (struct pt_node){ .trie = trie, .first = 0, .next = 0 };
+	/* append at the end of the sibling list: keeps first-seen order for ties */
+	if (!t->n[parent].first)
+		t->n[parent].first = (uint32_t)t->nr;
+	else
+		t->n[t->n[parent].last].next = (uint32_t)t->nr;
+	t->n[parent].last = (uint32_t)t->nr;
+	t->n[parent].nchild++;
+	return (uint32_t)t->nr++;
+}
+
+static const char *pt_name(const struct pt *t, uint32_t pn, char *buf, size_t sz)
+{
+	const struct rp_node *tn = &t->r->nodes[t->n[pn].trie];
+
+	if (tn->sym)
+		return tn->sym->name;
+	snprintf(buf, sz, "%#" PRIx64, tn->ip);
+	return buf;
+}
+
+static inline uint64_t pt_cumul(const struct pt *t, uint32_t pn)
+{
+	return t->n[pn].hit + t->n[pn].chit;
+}
+
+/* The last node of the run starting at @pn. */
+static uint32_t pt_run_end(const struct pt *t, uint32_t pn)
+{
+	while (t->n[pn].hit == 0 && t->n[pn].nchild == 1)
+		pn = t->n[pn].first;
+	return pn;
+}
+
+static const struct pt *cmp_t;
+
+/*
+ * Ties: perf walks children in its rb-tree order, which is descending
+ * (DSO object address, symbol start or ip); DSO objects are created in the
+ * order the file mentions them in both tools, so their addresses compare alike.
+ */
+static int pt_tie(const struct pt *t, uint32_t a, uint32_t b)
+{
+	const struct rp_node *na = &t->r->nodes[t->n[a].trie], *nb = &t->r->nodes[t->n[b].trie];
+	uintptr_t da = (uintptr_t)na->dso, db = (uintptr_t)nb->dso;
+	uint64_t ia = na->sym ? na->sym->start : na->ip, ib = nb->sym ? nb->sym->start : nb->ip;
+
+	if (da != db)
+		return da > db ? -1 : 1;
+	if (ia != ib)
+		return ia > ib ? -1 : 1;
+	return a < b ? -1 : (a > b);
+}
+
+static int pt_cmp(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	uint64_t ca = pt_cumul(cmp_t, a), cb = pt_cumul(cmp_t, b);
+
+	if (ca != cb)
+		return ca > cb ? -1 : 1;
+	return pt_tie(cmp_t, a, b);
+}
+
+static int pt_hit_cmp(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	uint64_t ca = cmp_t->n[a].hit, cb = cmp_t->n[b].hit;
+
+	if (ca != cb)
+		return ca > cb ? -1 : 1;
+	return a < b ? -1 : (a > b);
+}
+
+/* Children of (the run ending at) @pn that pass the threshold, sorted. Caller frees. */
+static uint32_t *pt_children(const struct pt *t, uint32_t pn, size_t *n)
+{
+	uint32_t *v = malloc((t->n[pn].nchild + 1) * sizeof(*v));
+	uint64_t min_hit;
+	size_t k = 0;
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	if (t->mode == PK_CG_FRACTAL)
+		min_hit = (uint64_t)ceil((double)t->n[pn].chit * (t->min_pct / 100.0));
+	else
+		min_hit = (uint64_t)((double)t->total * (t->min_pct / 100.0));
+	for (uint32_t c = t->n[pn].first; c; c = t->n[c].next)
+		if (pt_cumul(t, c) >= min_hit)
+			v[k++] = c;
+	cmp_t = t;
+	qsort(v, k, sizeof(*v), pt_cmp);
+	*n = k;
+	return v;
+}
+
+static void pt_margin(FILE *f, int left)
+{
+	fprintf(f, "            %*s", left, "");
+}
+
+static void pt_graph_line(const struct pt *t, int depth, uint64_t mask, int left)
+{
+	pt_margin(t->out, left);
+	for (int i = 0; i < depth; i++)
+		fputs(i < 64 && (mask >> i & 1) ? "|          " : "           ", t->out);
+	fputc('\n', t->out);
+}
+
+static void pt_value(const struct pt *t, uint64_t hits, uint64_t total)
+{
+	double pct = total ? (double)hits * 100.0 / (double)total : 0.0;
+
+	fprintf(t->out, "%.2f%%", pct);
+}
+
+static void pt_chain_line(const struct pt *t, uint64_t hits, const char *name, int depth,
+			  uint64_t mask, int first, uint64_t total, int left)
+{
+	pt_margin(t->out, left);
+	for (int i = 0; i < depth; i++) {
+		fputc(i < 64 && (mask >> i & 1) ? '|' : ' ', t->out);
+		if (first && i == depth - 1) {
+			fputs("--", t->out);
+			pt_value(t, hits, total);
+			fputs("--", t->out);
+		} else {
+			fputs("          ", t->out);
+		}
+	}
+	fprintf(t->out, "%s\n", name);
+}
+
+static int pt_graph(const struct pt *t, uint32_t parent, uint64_t total, int depth, uint64_t mask,
+		    int left)
+{
+	size_t n;
+	uint32_t *kids = pt_children(t, parent, &n);
+	uint64_t remaining = total, new_mask = mask;
+	int printed = 0;
+	char buf[64];
+
+	if (!kids)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t c = kids[i], end = pt_run_end(t, c), pn = c;
+		uint64_t cum = pt_cumul(t, c);
+		int idx = 0;
+
+		remaining -= cum;
+		if (i + 1 == n && (t->mode != PK_CG_FRACTAL || !remaining))
+			new_mask &= ~(1ULL << ((depth - 1) & 63));
+		pt_graph_line(t, depth, mask, left);
+		for (;;) {
+			pt_chain_line(t, cum, pt_name(t, pn, buf, sizeof(buf)), depth, new_mask, idx++ == 0,
+				      total, left);
+			if (pn == end)
+				break;
+			pn = t->n[pn].first;
+		}
+		printed = 1;
+		pt_graph(t, end, t->mode == PK_CG_FRACTAL ? t->n[end].chit : total, depth + 1,
+			 new_mask | (depth < 64 ? 1ULL << depth : 0), left);
+	}
+	if (t->mode == PK_CG_FRACTAL && remaining && remaining != total) {
+		new_mask &= ~(1ULL << ((depth - 1) & 63));
+		pt_chain_line(t, remaining, "[...]", depth, new_mask, 1, total, left);
+		printed = 1;
+	}
+	free(kids);
+	return printed;
+}
+
+static void pt_print_graph(struct pt *t, uint64_t parent_samples, int skip_first)
+{
+	size_t n;
+	uint32_t *kids = pt_children(t, 0, &n);
+	uint32_t root = 0;
+	int left = 0, printed = 0, any = 0;
+	uint64_t total = t->total;
+	char buf[64];
+
+	if (!kids)
+		return;
+	if (n == 1 && pt_cumul(t, kids[0]) == parent_samples) {
+		uint32_t pn = kids[0], end = pt_run_end(t, pn);
+		int i = 0;
+
+		for (;;) {
+			if (!(i++ == 0 && skip_first)) {
+				if (!printed) {
+					pt_margin(t->out, left);
+					fputs("|\n", t->out);
+					pt_margin(t->out, left);
+					fputs("---", t->out);
+					left += 3;
+					printed = 1;
+				} else {
+					pt_margin(t->out, left);
+				}
+				fprintf(t->out, "%s\n", pt_name(t, pn, buf, sizeof(buf)));
+				any = 1;
+			}
+			if (pn == end)
+				break;
+			pn = t->n[pn].first;
+		}
+		root = end;
+	}
+	free(kids);
+	if (t->mode == PK_CG_FRACTAL)
+		total = parent_samples;
+	if (pt_graph(t, root, total, 1, 1, left) > 0)
+		any = 1;
+	if (any)
+		fputc('\n', t->out);
+}
+
+static void pt_collect_hits(const struct pt *t, uint32_t pn, uint64_t min_hit, uint32_t *v, size_t *k)
+{
+	for (uint32_t c = t->n[pn].first; c; c = t->n[c].next)
+		pt_collect_hits(t, c, min_hit, v, k);
+	if (pn && t->n[pn].hit && t->n[pn].hit >= min_hit)
+		v[(*k)++] = pn;
+}
+
+static void pt_path(const struct pt *t, uint32_t pn, uint32_t *parent_of, int folded, int *first)
+{
+	char buf[64];
+
+	if (!pn)
+		return;
+	pt_path(t, parent_of[pn], parent_of, folded, first);
+	if (folded) {
+		fprintf(t->out, "%s%s", *first ? "" : ";", pt_name(t, pn, buf, sizeof(buf)));
+		*first = 0;
+	} else {
+		fprintf(t->out, "                %s\n", pt_name(t, pn, buf, sizeof(buf)));
+	}
+}
+
+static void pt_print_flat(struct pt *t, int folded)
+{
+	uint32_t *v = malloc(t->nr * sizeof(*v)), *parent_of = calloc(t->nr, sizeof(*parent_of));
+	uint64_t min_hit = (uint64_t)((double)t->total * (t->min_pct / 100.0));
+	size_t k = 0;
+
+	if (!v || !parent_of)
+		goto out;
+	for (uint32_t i = 0; i < t->nr; i++)
+		for (uint32_t c = t->n[i].first; c; c = t->n[c].next)
+			parent_of[c] = i;
+	pt_collect_hits(t, 0, min_hit, v, &k);
+	cmp_t = t;
+	qsort(v, k, sizeof(*v), pt_hit_cmp);
+	for (size_t i = 0; i < k; i++) {
+		int first = 1;
+
+		if (folded) {
+			pt_value(t, t->n[v[i]].hit, t->total);
+			fputc(' ', t->out);
+			pt_path(t, v[i], parent_of, 1, &first);
+			fputc('\n', t->out);
+		} else {
+			fputs("           ", t->out);
+			pt_value(t, pt_cumul(t, v[i]), t->total);
+			fputc('\n', t->out);
+			pt_path(t, v[i], parent_of, 0, &first);
+			fputc('\n', t->out);
+		}
+	}
+out:
+	free(v);
+	free(parent_of);
+}
+
+void rp_callgraph_print(struct pk_report *r, const struct rp_entry *e, const uint32_t *pair_order,
+			uint64_t total, FILE *out)
+{
+	struct pt t = { .r = r, .total = total, .min_pct = r->o.cg_threshold, .mode = r->cg_mode,
+			.out = out };
+	uint32_t chain[4096];
+
+	t.n = calloc(256, sizeof(*t.n));
+	if (!t.n)
+		return;
+	t.cap = 256;
+	t.nr = 1;
+	for (uint32_t i = 0; i < e->chain_n; i++) {
+		const struct rp_pair *p = &r->pairs[pair_order[e->chain_first + i]];
+		uint32_t len = 0, cur = 0;
+
+		for (uint32_t tn = p->node; tn && len < 4096; tn = r->nodes[tn].parent)
+			chain[len++] = tn;
+		if (!len) {
+			t.n[0].hit += p->period;
+			continue;
+		}
+		t.n[0].chit += p->period;
+		for (uint32_t j = 0; j < len; j++) {
+			cur = pt_add(&t, cur, chain[j]);
+			if (cur == UINT32_MAX)
+				goto out;
+			if (j + 1 == len)
+				t.n[cur].hit += p->period;
+			else
+				t.n[cur].chit += p->period;
+		}
+	}
+	switch (r->cg_mode) {
+	case PK_CG_FLAT:
+		pt_print_flat(&t, 0);
+		break;
+	case PK_CG_FOLDED:
+		pt_print_flat(&t, 1);
+		break;
+	default:
+		pt_print_graph(&t, r->children ? e->acc : e->self, r->sort_starts_sym);
+		break;
+	}
+out:
+	free(t.n);
+	rp_map_release(&t.idx);
+}

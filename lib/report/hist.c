@@ -1,0 +1,468 @@
+/*
+ * The report histogram: one open-addressing hash table of entries keyed by
+ * (event, sort-key values), periods accumulated per entry (Self, and
+ * Children when cumulating), the defaults perf derives from the file
+ * (children and call graphs only when call chains exist), and the order
+ * entries are printed in: overhead first, then the sort keys ascending.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <perfkit/session.h>
+#include "internal.h"
+
+static int rp_parse_sort(struct pk_report *r, const char *sort, struct pk_diag *d)
+{
+	char buf[512], *save = NULL, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", sort);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct rp_keydef *k;
+
+		while (*tok == ' ')
+			tok++;
+		if (!strcmp(tok, "overhead") || !strcmp(tok, "overhead_children") ||
+		    !strcmp(tok, "sample") || !strcmp(tok, "period"))
+			continue;
+		k = rp_keydef_find(tok);
+		if (!k)
+			return pk_diag_fail(d, -EINVAL, "unknown --sort key: '%s'", tok);
+		if (r->nr_keys == RP_MAX_KEYS)
+			return pk_diag_fail(d, -EINVAL, "too many --sort keys (at most %d)", RP_MAX_KEYS);
+		for (int i = 0; i < r->nr_keys; i++)
+			if (r->keys[i]->id == k->id)
+				goto next;
+		r->keys[r->nr_keys++] = k;
+		if (k->id == RP_K_SYM || k->id == RP_K_SYMOFF)
+			r->has_sym_key = 1;
+		if (k->id == RP_K_PARENT)
+			r->has_parent_key = 1;
+		if (k->id == RP_K_SRCLINE)
+			r->has_srcline_key = 1;
+next:;
+	}
+	if (!r->nr_keys)
+		return pk_diag_fail(d, -EINVAL, "no --sort keys in '%s'", sort);
+	return 0;
+}
+
+int pk_report_new(const struct pk_report_opts *opts, struct pk_report **out, struct pk_diag *d)
+{
+	struct pk_report *r = calloc(1, sizeof(*r));
+	const char *sort;
+	int err;
+
+	*out = NULL;
+	if (!r)
+		return pk_diag_fail(d, -ENOMEM, "out of memory");
+	if (opts) {
+		size_t n = opts->sz && opts->sz < sizeof(r->o) ? opts->sz : sizeof(r->o);
+
+		memcpy(&r->o, opts, n);
+	} else {
+		r->o.children = -1;
+		r->o.cg_threshold = 0.5;
+	}
+	sort = r->o.sort && *r->o.sort ? r->o.sort : "comm,dso,sym";
+	/* perf skips the first call-chain line when the sort order starts with sym */
+	r->sort_starts_sym = r->o.sort && !strncmp(r->o.sort, "sym", 3);
+	if (r->o.cg_threshold < 0)
+		r->o.cg_threshold = 0.5;
+	err = rp_parse_sort(r, sort, d);
+	if (!err && r->has_parent_key) {
+		const char *re = r->o.parent_regex ? r->o.parent_regex : "^sys_|^do_page_fault";
+
+		if (regcomp(&r->parent_re, re, REG_EXTENDED | REG_NOSUB))
+			err = pk_diag_fail(d, -EINVAL, "invalid parent regex '%s'", re);
+		else
+			r->parent_re_ok = 1;
+	}
+	if (!err)
+		err = rp_strtab_init(&r->strs);
+	if (err) {
+		pk_report_free(r);
+		return err == -ENOMEM ? pk_diag_fail(d, err, "out of memory") : err;
+	}
+	*out = r;
+	return 0;
+}
+
+void pk_report_free(struct pk_report *r)
+{
+	if (!r)
+		return;
+	if (r->parent_re_ok)
+		regfree(&r->parent_re);
+	rp_strtab_release(&r->strs);
+	free(r->ent);
+	free(r->ent_slots);
+	free(r->nodes);
+	rp_map_release(&r->trie);
+	free(r->pairs);
+	rp_map_release(&r->pair_idx);
+	free(r->hists);
+	free(r->scratch_ent);
+	free(r->scratch_node);
+	rp_map_release(&r->srcline_cache);
+	free(r->rows_text);
+	free(r->fcache);
+	free(r);
+}
+
+static void rp_decide(struct pk_report *r, int has_callchain)
+{
+	if (r->decided)
+		return;
+	r->decided = 1;
+	/* perf turns --children off when no event has call chains */
+	r->children = has_callchain && r->o.children != 0;
+	/*
+	 * In pipe mode perf fixes its setup before any attr arrived: children
+	 * is cancelled (no call chains seen yet) but the call-graph order stays
+	 * the one chosen for children mode (caller).
+	 */
+	if (r->pipe) {
+		r->children = 0;
+		if (!r->o.cg_order_set && r->o.children != 0) {
+			r->o.cg_order = PK_CG_CALLER;
+			r->o.cg_order_set = 1;
+		}
+	}
+	r->cg_mode = r->o.cg_mode;
+	if (r->cg_mode == PK_CG_DEFAULT)
+		r->cg_mode = has_callchain ? PK_CG_GRAPH : PK_CG_NONE;
+	if (!has_callchain)
+		r->cg_mode = PK_CG_NONE;
+	if (r->branch_mode) {           /* perf: no children, no call chains per branch */
+		r->children = 0;
+		r->cg_mode = PK_CG_NONE;
+	}
+	r->use_callchain = r->cg_mode != PK_CG_NONE;
+	r->cg_order = r->o.cg_order_set ? r->o.cg_order : (r->children ? PK_CG_CALLER : PK_CG_CALLEE);
+}
+
+void rp_report_decide(struct pk_report *r, const struct pk_evsel *ev)
+{
+	rp_decide(r, ev && (ev->attr.attr.sample_type & PERF_SAMPLE_CALLCHAIN));
+}
+
+/* Fix children/call-graph defaults from every event of @ss (perf looks at the whole evlist). */
+int pk_report_setup(struct pk_report *r, struct pk_session *ss)
+{
+	struct pk_perfdata *p = pk_session_data(ss);
+	size_t n = pk_perfdata_nr_evsels(p);
+	int cc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct pk_evsel *ev = pk_perfdata_evsel(p, i);
+
+		if (ev && (ev->attr.attr.sample_type & PERF_SAMPLE_CALLCHAIN))
+			cc = 1;
+	}
+	r->syms = pk_session_symbols(ss);
+	r->pipe = pk_perfdata_is_pipe(p);
+	/* perf report switches to branch mode when the file has the BRANCH_STACK feature */
+	if (pk_features_has(pk_perfdata_features(p), PK_FEAT_BRANCH_STACK) && r->syms)
+		r->branch_mode = 1;
+	if (r->pipe) {
+		/* pipe mode: the attrs arrive with the records; the first sample decides */
+		r->decided = 0;
+		return 0;
+	}
+	rp_decide(r, cc);
+	return 0;
+}
+
+static uint64_t rp_key_hash(const uint64_t *k, int nw)
+{
+	uint64_t h = 0x12345;
+
+	for (int i = 0; i < nw; i++)
+		h = (h ^ k[i]) * 0x9e3779b97f4a7c15ULL + (uint64_t)i;
+	return rp_mix(h);
+}
+
+/* Key words in use: the event, then two per sort key (the rest stay zero). */
+static inline int rp_nwords(const struct pk_report *r)
+{
+	return 1 + 2 * r->nr_keys;
+}
+
+static int rp_ent_grow(struct pk_report *r)
+{
+	size_t ncap = r->ent_mask ? (r->ent_mask + 1) * 2 : 1024;
+	uint32_t *ns = calloc(ncap, sizeof(*ns));
+
+	if (!ns)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nr_ent; i++) {
+		size_t j = r->ent[i].hash & (ncap - 1);
+
+		while (ns[j])
+			j = (j + 1) & (ncap - 1);
+		ns[j] = (uint32_t)i + 1;
+	}
+	free(r->ent_slots);
+	r->ent_slots = ns;
+	r->ent_mask = ncap - 1;
+	return 0;
+}
+
+uint32_t rp_entry_get(struct pk_report *r, const struct rp_keyctx *c)
+{
+	uint64_t key[RP_KEY_WORDS] = { 0 };
+	uint64_t h;
+	size_t i;
+
+	key[0] = c->rs->evsel ? (uint64_t)c->rs->evsel->idx : 0;
+	for (int k = 0; k < r->nr_keys; k++)
+		if (rp_key_compute(r, r->keys[k], c, &key[1 + 2 * k]))
+			return UINT32_MAX;
+	h = rp_key_hash(key, rp_nwords(r));
+	if ((r->nr_ent + 1) * 2 > r->ent_mask + 1 && rp_ent_grow(r))
+		return UINT32_MAX;
+	i = h & r->ent_mask;
+	while (r->ent_slots[i]) {
+		struct rp_entry *e = &r->ent[r->ent_slots[i] - 1];
+
+		if (e->hash == h && !memcmp(e->key, key, (size_t)rp_nwords(r) * sizeof(key[0])))
+			return r->ent_slots[i] - 1;
+		i = (i + 1) & r->ent_mask;
+	}
+	if (r->nr_ent == r->cap_ent) {
+		size_t ncap = r->cap_ent ? r->cap_ent * 2 : 1024;
+		struct rp_entry *ne = realloc(r->ent, ncap * sizeof(*ne));
+
+		if (!ne)
+			return UINT32_MAX;
+		r->ent = ne;
+		r->cap_ent = ncap;
+	}
+	{
+		struct rp_entry *e = &r->ent[r->nr_ent];
+
+		memset(e, 0, sizeof(*e));
+		memcpy(e->key, key, sizeof(key));
+		e->hash = h;
+		e->evsel = (uint32_t)key[0];
+		rp_entry_display(r, e, c);
+	}
+	r->ent_slots[i] = (uint32_t)r->nr_ent + 1;
+	return (uint32_t)r->nr_ent++;
+}
+
+static struct rp_hists *rp_hists(struct pk_report *r, size_t idx)
+{
+	if (idx >= r->nr_hists) {
+		size_t n = idx + 1;
+		struct rp_hists *nh = realloc(r->hists, n * sizeof(*nh));
+
+		if (!nh)
+			return NULL;
+		memset(nh + r->nr_hists, 0, (n - r->nr_hists) * sizeof(*nh));
+		r->hists = nh;
+		r->nr_hists = n;
+	}
+	return &r->hists[idx];
+}
+
+static uint32_t rp_comm_id(struct pk_report *r, const struct pk_rsample *rs)
+{
+	char buf[32];
+
+	if (rs->thread && rs->thread->comm && rs->thread->comm[0])
+		return rp_strtab_id(&r->strs, rs->thread->comm);
+	snprintf(buf, sizeof(buf), ":%d", rs->thread ? rs->thread->tid : (int)rs->s->tid);
+	return rp_strtab_id(&r->strs, buf);
+}
+
+static uint32_t rp_parent_id(struct pk_report *r, const struct pk_rsample *rs)
+{
+	for (uint32_t i = 0; i < rs->nr_frames; i++) {
+		const struct pk_sym *s = rs->frames[i].sym;
+
+		if (s && s->name && !regexec(&r->parent_re, s->name, 0, NULL, 0))
+			return rp_strtab_id(&r->strs, s->name);
+	}
+	return 0;
+}
+
+/*
+ * Branch mode: every branch of the sample's branch stack is one entry at
+ * the branch target with period 1 (perf's hist_iter_branch), no call chains.
+ */
+static int rp_add_branches(struct pk_report *r, struct rp_hists *h, const struct pk_rsample *rs,
+			   struct rp_keyctx *c)
+{
+	const struct pk_sample *s = rs->s;
+	struct pk_location loc;
+
+	for (uint64_t i = 0; i < s->branch_nr; i++) {
+		struct perf_branch_entry be;
+		uint8_t mode;
+		uint32_t ei;
+
+		memcpy(&be, &s->branch[i], sizeof(be));
+		mode = be.to >= 0xffff800000000000ULL ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+		memset(&loc, 0, sizeof(loc));
+		pk_symbols_resolve(r->syms, rs->thread, mode, be.to, &loc);
+		c->loc = &loc;
+		c->level = mode == PERF_RECORD_MISC_KERNEL ? 'k' : '.';
+		ei = rp_entry_get(r, c);
+		if (ei == UINT32_MAX)
+			return -ENOMEM;
+		r->ent[ei].self += 1;
+		r->ent[ei].nr_self++;
+		h->nr_samples++;
+		h->total_period += 1;
+	}
+	return 0;
+}
+
+int pk_report_add(struct pk_report *r, const struct pk_rsample *rs)
+{
+	struct rp_keyctx c = { .rs = rs, .loc = &rs->self, .self = 1 };
+	struct rp_hists *h;
+	struct rp_entry *e;
+	uint32_t ei;
+	int err;
+
+	if (!r->decided)
+		rp_report_decide(r, rs->evsel);
+	h = rp_hists(r, rs->evsel ? (size_t)rs->evsel->idx : 0);
+	if (!h)
+		return -ENOMEM;
+	h->used = 1;
+	h->evsel = rs->evsel;
+	if (r->branch_mode && (rs->s->present & PERF_SAMPLE_BRANCH_STACK)) {
+		c.comm_id = rp_comm_id(r, rs);
+		if (c.comm_id == UINT32_MAX)
+			return -ENOMEM;
+		c.self = 0;
+		return rp_add_branches(r, h, rs, &c);
+	}
+	h->nr_samples++;
+	h->total_period += rs->period;
+	if (rs->nr_frames)
+		h->has_callchain = 1;
+	c.comm_id = rp_comm_id(r, rs);
+	if (c.comm_id == UINT32_MAX)
+		return -ENOMEM;
+	if (r->has_parent_key) {
+		c.parent_id = rp_parent_id(r, rs);
+		if (c.parent_id == UINT32_MAX)
+			return -ENOMEM;
+	}
+	ei = rp_entry_get(r, &c);
+	if (ei == UINT32_MAX)
+		return -ENOMEM;
+	e = &r->ent[ei];
+	e->self += rs->period;
+	e->nr_self++;
+	if (r->children) {
+		e->acc += rs->period;
+		e->nr_acc++;
+	}
+	if (!r->use_callchain && !r->children)
+		return 0;
+	err = rp_path_intern(r, rs);
+	if (err)
+		return err;
+	if (r->use_callchain) {
+		if (rs->nr_frames > e->max_depth)
+			e->max_depth = rs->nr_frames;
+		err = rp_pair_add(r, ei, rs->nr_frames ? r->scratch_node[rs->nr_frames] : 0, rs->period);
+		if (err)
+			return err;
+	}
+	if (r->children && rs->nr_frames)
+		return rp_children_add(r, rs, &c, ei);
+	return 0;
+}
+
+/* ---- output order ---------------------------------------------------------- */
+
+static struct pk_report *sort_r;
+
+static int rp_entry_order(const void *pa, const void *pb)
+{
+	const struct pk_report *r = sort_r;
+	const struct rp_entry *a = &r->ent[*(const uint32_t *)pa], *b = &r->ent[*(const uint32_t *)pb];
+	int c;
+
+	if (r->children && a->acc != b->acc)
+		return a->acc > b->acc ? -1 : 1;
+	/* perf puts a caller above its callee when Children ties (same thread only) */
+	if (r->children && r->use_callchain && a->pid == b->pid && a->tid == b->tid &&
+	    a->max_depth != b->max_depth) {
+		int c2 = a->max_depth > b->max_depth ? -1 : 1;
+
+		return r->cg_order == PK_CG_CALLEE ? -c2 : c2;
+	}
+	if (a->self != b->self)
+		return a->self > b->self ? -1 : 1;
+	for (int i = 0; i < r->nr_keys; i++) {
+		c = rp_key_cmp(r, r->keys[i], a, b);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+uint32_t *rp_sorted_entries(struct pk_report *r, uint32_t evsel, size_t *n)
+{
+	uint32_t *v = malloc((r->nr_ent ? r->nr_ent : 1) * sizeof(*v));
+	size_t k = 0;
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < r->nr_ent; i++)
+		if (r->ent[i].evsel == evsel)
+			v[k++] = (uint32_t)i;
+	sort_r = r;
+	qsort(v, k, sizeof(*v), rp_entry_order);
+	*n = k;
+	return v;
+}
+
+size_t pk_report_rows(struct pk_report *r, size_t evsel_idx, struct pk_report_row *rows, size_t max)
+{
+	size_t n, len = 0;
+	uint32_t *order = rp_sorted_entries(r, (uint32_t)evsel_idx, &n);
+	char buf[1024];
+	char *text;
+
+	if (!order)
+		return 0;
+	free(r->rows_text);
+	r->rows_text = NULL;
+	/* pass 1: size; pass 2: fill */
+	for (size_t i = 0; i < n && i < max; i++)
+		for (int k = 0; k < r->nr_keys; k++)
+			len += rp_key_text(r, r->keys[k], &r->ent[order[i]], buf, sizeof(buf)) + 2;
+	text = r->rows_text = malloc(len + 1);
+	if (!text) {
+		free(order);
+		return 0;
+	}
+	for (size_t i = 0; i < n && i < max; i++) {
+		const struct rp_entry *e = &r->ent[order[i]];
+
+		rows[i].key = text;
+		for (int k = 0; k < r->nr_keys; k++) {
+			if (k) {
+				memcpy(text, "  ", 2);
+				text += 2;
+			}
+			text += rp_key_text(r, r->keys[k], e, text, len + 1 - (size_t)(text - r->rows_text));
+		}
+		*text++ = '\0';
+		rows[i].self_period = e->self;
+		rows[i].children_period = e->acc;
+		rows[i].nr_samples = e->nr_self;
+	}
+	free(order);
+	return n;
+}

@@ -1,0 +1,209 @@
+/*
+ * Private structures of the report module: the flat hash tables everything
+ * is built on, the sort keys, the histogram entries, the call-path trie and
+ * the per-(entry, path) period table the call graphs are built from at print
+ * time. Nothing here allocates per sample: tables grow with distinct keys.
+ */
+#ifndef PK_REPORT_INTERNAL_H
+#define PK_REPORT_INTERNAL_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <regex.h>
+#include <perfkit/report.h>
+
+#define RP_MAX_KEYS 8
+#define RP_KEY_WORDS (1 + 2 * RP_MAX_KEYS)   /* evsel index, then two words per key */
+
+/* ---- tables (table.c) ------------------------------------------------------ */
+
+/* (a, b, c) -> u32 value, open addressing with linear probing. */
+struct rp_map {
+	struct rp_slot { uint64_t a, b, c; uint32_t val, used; } *slots;
+	size_t mask, n;
+};
+int rp_map_init(struct rp_map *m, size_t cap);
+void rp_map_release(struct rp_map *m);
+void rp_map_clear(struct rp_map *m);
+/* Find (a,b,c); if absent insert @val_if_new. Returns a pointer to the value, *found set; NULL on ENOMEM. */
+uint32_t *rp_map_get(struct rp_map *m, uint64_t a, uint64_t b, uint64_t c, int *found,
+		     uint32_t val_if_new);
+uint32_t *rp_map_find(const struct rp_map *m, uint64_t a, uint64_t b, uint64_t c);
+
+static inline uint64_t rp_mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/* Interned strings: id -> stable char *, text -> id; id 0 is "". */
+struct rp_strtab {
+	char **str;
+	size_t n, cap;
+	uint32_t *slots;            /* id + 1, 0 empty; probed by the text's hash */
+	size_t mask;
+	struct rp_map ptr;          /* (pointer, 0, 0) -> id: cache for stable pointers */
+};
+int rp_strtab_init(struct rp_strtab *t);
+void rp_strtab_release(struct rp_strtab *t);
+/* Id of @s (copied on first sight); UINT32_MAX on ENOMEM. */
+uint32_t rp_strtab_id(struct rp_strtab *t, const char *s);
+/* Same, through a cache keyed by the pointer (the caller guarantees @s never changes). */
+uint32_t rp_strtab_id_ptr(struct rp_strtab *t, const char *s);
+
+/* ---- sort keys (sort_keys.c) ----------------------------------------------- */
+
+enum rp_key_id {
+	RP_K_COMM, RP_K_PID, RP_K_TID, RP_K_DSO, RP_K_SYM, RP_K_SRCLINE, RP_K_CPU, RP_K_SYMOFF,
+	RP_K_PARENT, RP_K_MEM, RP_K_SNOOP, RP_K_TLB, RP_K_LOCK,
+};
+
+struct rp_keydef {
+	const char *name;           /* as given to --sort */
+	const char *header;         /* perf's column title */
+	enum rp_key_id id;
+};
+
+/* What a key is computed from: one location (the sample's or a frame's). */
+struct rp_keyctx {
+	const struct pk_rsample *rs;
+	const struct pk_location *loc;
+	int self;                   /* the sampled location (vs a call-chain frame) */
+	uint32_t comm_id;
+	uint32_t parent_id;         /* first frame matching the parent regex, 0 = [other] */
+	char level;                 /* frames: perf's level char carried from the last mapped frame */
+};
+
+/* ---- entries (hist.c) ------------------------------------------------------ */
+
+struct rp_entry {
+	uint64_t key[RP_KEY_WORDS];
+	uint64_t hash;
+	uint64_t self, acc;         /* periods */
+	uint64_t nr_self, nr_acc;   /* samples */
+	/* display */
+	uint32_t evsel;
+	uint32_t comm_id, dso_id, parent_id, srcline_id, mem_id[4];
+	int32_t pid, tid;
+	int32_t cpu;
+	char level;
+	const struct pk_thread *thread; /* perf sizes the Command column by the thread's last comm */
+	const struct pk_sym *sym;
+	uint64_t ip;                /* for unresolved symbols */
+	uint64_t symoff;
+	uint32_t chain_first, chain_n; /* pairs of this entry, filled at print time */
+	uint32_t max_depth;         /* longest chain appended (perf's tie order in children mode) */
+};
+
+struct rp_pair {                /* period that reached (entry, call-path node) */
+	uint32_t entry, node;
+	uint64_t period;
+};
+
+/* A node of the call-path trie: (parent, function) -> node. */
+struct rp_node {
+	uint32_t parent;
+	uint32_t depth;
+	const struct pk_sym *sym;
+	const struct pk_dso *dso;
+	uint64_t ip;                /* raw address, printed when sym is NULL */
+};
+
+struct rp_hists {               /* per evsel */
+	const struct pk_evsel *evsel;   /* as seen in samples (for the name without a session) */
+	uint64_t nr_samples, total_period;
+	int has_callchain;
+	int used;
+};
+
+struct pk_report {
+	struct pk_report_opts o;
+	const struct rp_keydef *keys[RP_MAX_KEYS];
+	int nr_keys;
+	int has_sym_key, has_parent_key, has_srcline_key, sort_starts_sym;
+	int decided;                /* children / call-graph defaults fixed */
+	int pipe;                   /* pipe-mode input: perf decides before seeing any attr */
+	int branch_mode;            /* HEADER_BRANCH_STACK: one entry per branch target, period 1 */
+	int children;
+	int use_callchain;
+	enum pk_callgraph_mode cg_mode;
+	enum pk_callgraph_order cg_order;
+	regex_t parent_re;
+	int parent_re_ok;
+	struct pk_symbols *syms;    /* for srcline (from pk_report_setup) */
+
+	struct rp_strtab strs;
+
+	struct rp_entry *ent;
+	size_t nr_ent, cap_ent;
+	uint32_t *ent_slots;        /* index + 1, 0 empty */
+	size_t ent_mask;
+
+	struct rp_node *nodes;
+	size_t nr_nodes, cap_nodes;
+	struct rp_map trie;         /* (parent, fa, fb) -> node */
+
+	struct rp_pair *pairs;
+	size_t nr_pairs, cap_pairs;
+	struct rp_map pair_idx;     /* (entry, node, 0) -> pair index */
+
+	struct rp_hists *hists;
+	size_t nr_hists;
+
+	/* per-sample scratch, grown to the longest chain seen */
+	uint32_t *scratch_ent, *scratch_node;
+	size_t scratch_cap;
+
+	struct rp_map srcline_cache;   /* (dso ptr, addr, 0) -> string id */
+	/*
+	 * When every sort key is comm, dso or sym, a frame's entry depends only
+	 * on (event, comm, function): a direct-mapped cache of those saves the
+	 * full key hash for most call-chain frames.
+	 */
+	int frame_cache_ok, fcache_decided;
+	struct rp_fcache { uint64_t a, b, c; uint32_t entry, valid; } *fcache;
+	char *rows_text;            /* storage behind pk_report_rows() keys */
+	int oom;
+};
+
+/* sort_keys.c */
+const struct rp_keydef *rp_keydef_find(const char *name);
+/* Fill the two key words and the display fields of @e for key @k. 0 or -ENOMEM. */
+int rp_key_compute(struct pk_report *r, const struct rp_keydef *k, const struct rp_keyctx *c,
+		   uint64_t out[2]);
+void rp_entry_display(struct pk_report *r, struct rp_entry *e, const struct rp_keyctx *c);
+/* Text of key @k for @e into @buf; returns its length. */
+size_t rp_key_text(const struct pk_report *r, const struct rp_keydef *k, const struct rp_entry *e,
+		   char *buf, size_t sz);
+/* Compare two entries on key @k the way perf's sort does (ascending text). */
+int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struct rp_entry *a,
+	       const struct rp_entry *b);
+/* Column width perf would use for key @k, given the entries of one event. */
+size_t rp_key_width(const struct pk_report *r, const struct rp_keydef *k, const struct rp_entry *e);
+int rp_key_right_align(const struct rp_keydef *k);
+
+/* hist.c */
+/* Entry for the location in @c (created on first sight); UINT32_MAX on ENOMEM. */
+uint32_t rp_entry_get(struct pk_report *r, const struct rp_keyctx *c);
+void rp_report_decide(struct pk_report *r, const struct pk_evsel *ev);
+/* Sorted entry indices of evsel @evsel (as printed); caller frees. */
+uint32_t *rp_sorted_entries(struct pk_report *r, uint32_t evsel, size_t *n);
+
+/* children.c */
+int rp_children_add(struct pk_report *r, const struct pk_rsample *rs, const struct rp_keyctx *c,
+		    uint32_t self_entry);
+
+/* callgraph.c */
+/* Intern the call path of @rs in the trie in the report's order; node per frame into scratch_node. */
+int rp_path_intern(struct pk_report *r, const struct pk_rsample *rs);
+int rp_pair_add(struct pk_report *r, uint32_t entry, uint32_t node, uint64_t period);
+/* Group pairs by entry (sets chain_first/chain_n); call once before printing chains. */
+int rp_pairs_group(struct pk_report *r, uint32_t **order);
+void rp_callgraph_print(struct pk_report *r, const struct rp_entry *e, const uint32_t *pair_order,
+			uint64_t total, FILE *out);
+
+#endif

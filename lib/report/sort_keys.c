@@ -1,0 +1,308 @@
+/*
+ * The --sort keys of perf report: what each key groups by, the text and
+ * column title perf prints for it, its column width and its tie order.
+ * Keys: comm, pid (and tid, the same: perf groups by thread), dso, sym,
+ * srcline, cpu, symoff, parent, and the memory keys mem, snoop, tlb, lock
+ * (texts from pk_mem_*_str).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <perfkit/sample.h>
+#include <perfkit/symbols.h>
+#include "internal.h"
+
+static const struct rp_keydef keydefs[] = {
+	{ "comm", "Command", RP_K_COMM },
+	{ "pid", "    Pid:Command", RP_K_PID },
+	{ "tid", "    Tid:Command", RP_K_TID },
+	{ "dso", "Shared Object", RP_K_DSO },
+	{ "symbol", "Symbol", RP_K_SYM },
+	{ "srcline", "Source:Line", RP_K_SRCLINE },
+	{ "cpu", "CPU", RP_K_CPU },
+	{ "symoff", "Symbol+Offset", RP_K_SYMOFF },
+	{ "parent", "Parent symbol", RP_K_PARENT },
+	{ "mem", "Memory access", RP_K_MEM },
+	{ "snoop", "Snoop", RP_K_SNOOP },
+	{ "tlb", "Data TLB access", RP_K_TLB },
+	{ "lock", "Locked", RP_K_LOCK },
+	{ "locked", "Locked", RP_K_LOCK },
+};
+
+const struct rp_keydef *rp_keydef_find(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (!len)
+		return NULL;
+	for (size_t i = 0; i < sizeof(keydefs) / sizeof(keydefs[0]); i++)
+		if (!strcmp(keydefs[i].name, name))
+			return &keydefs[i];
+	/* perf accepts unique prefixes ("sym" for "symbol") */
+	for (size_t i = 0; i < sizeof(keydefs) / sizeof(keydefs[0]); i++)
+		if (!strncmp(keydefs[i].name, name, len) && (len >= 3 || keydefs[i].id == RP_K_SYM))
+			return &keydefs[i];
+	return NULL;
+}
+
+static uint32_t rp_dso_id(struct pk_report *r, const struct pk_location *l)
+{
+	if (!l->dso)
+		return 0;
+	return rp_strtab_id_ptr(&r->strs, l->dso->short_name ? l->dso->short_name : l->dso->name);
+}
+
+/* The address perf keeps for an unresolved location: map-relative for the sample, raw for frames. */
+static uint64_t rp_unres_ip(const struct rp_keyctx *c)
+{
+	return (c->self && c->loc->map) ? c->loc->addr : c->loc->ip;
+}
+
+static uint32_t rp_srcline_id(struct pk_report *r, const struct pk_location *l)
+{
+	struct pk_srcline sl[8];
+	char buf[512];
+	uint32_t *v, id;
+	int n = 0, found;
+
+	v = rp_map_find(&r->srcline_cache, (uintptr_t)l->dso, l->addr, 0);
+	if (v)
+		return *v;
+	if (r->syms && l->dso)
+		n = pk_symbols_srcline(r->syms, l, sl, 8);
+	if (n > 0 && sl[0].file) {
+		const char *base = strrchr(sl[0].file, '/');
+
+		snprintf(buf, sizeof(buf), "%s:%" PRIu32, base ? base + 1 : sl[0].file, sl[0].line);
+	} else if (l->sym) {
+		snprintf(buf, sizeof(buf), "%s+%" PRIu64, l->sym->name, l->symoff);
+	} else {
+		snprintf(buf, sizeof(buf), "%s[%" PRIx64 "]", l->dso ? l->dso->short_name : "??",
+			 l->addr);
+	}
+	id = rp_strtab_id(&r->strs, buf);
+	if (id != UINT32_MAX && !rp_map_get(&r->srcline_cache, (uintptr_t)l->dso, l->addr, 0, &found, id))
+		return UINT32_MAX;
+	return id;
+}
+
+static uint32_t rp_mem_id(struct pk_report *r, enum rp_key_id k, uint64_t data_src)
+{
+	char buf[128];
+
+	switch (k) {
+	case RP_K_MEM: pk_mem_lvl_str(data_src, buf, sizeof(buf)); break;
+	case RP_K_SNOOP: pk_mem_snoop_str(data_src, buf, sizeof(buf)); break;
+	case RP_K_TLB: pk_mem_tlb_str(data_src, buf, sizeof(buf)); break;
+	default: pk_mem_lock_str(data_src, buf, sizeof(buf)); break;
+	}
+	return rp_strtab_id(&r->strs, buf);
+}
+
+int rp_key_compute(struct pk_report *r, const struct rp_keydef *k, const struct rp_keyctx *c,
+		   uint64_t out[2])
+{
+	const struct pk_location *l = c->loc;
+	uint32_t id;
+
+	out[0] = out[1] = 0;
+	switch (k->id) {
+	case RP_K_COMM:
+		out[0] = c->comm_id;
+		break;
+	case RP_K_PID:
+	case RP_K_TID:
+		out[0] = (uint32_t)(c->rs->thread ? c->rs->thread->tid : (int32_t)c->rs->s->tid);
+		break;
+	case RP_K_DSO:
+		out[0] = rp_dso_id(r, l);
+		break;
+	case RP_K_SYM:
+	case RP_K_SYMOFF:
+		id = rp_dso_id(r, l);
+		if (id == UINT32_MAX)
+			return -ENOMEM;
+		out[0] = (uint64_t)id << 1 | (l->sym != NULL);
+		out[1] = l->sym ? l->sym->start : rp_unres_ip(c);
+		if (k->id == RP_K_SYMOFF && l->sym)
+			out[1] = l->addr;
+		break;
+	case RP_K_SRCLINE:
+		id = rp_srcline_id(r, l);
+		if (id == UINT32_MAX)
+			return -ENOMEM;
+		out[0] = id;
+		break;
+	case RP_K_CPU:
+		out[0] = (c->rs->s->present & PERF_SAMPLE_CPU) ? c->rs->s->cpu : UINT32_MAX;
+		break;
+	case RP_K_PARENT:
+		out[0] = c->parent_id;
+		break;
+	case RP_K_MEM:
+	case RP_K_SNOOP:
+	case RP_K_TLB:
+	case RP_K_LOCK:
+		id = rp_mem_id(r, k->id, c->rs->s->data_src);
+		if (id == UINT32_MAX)
+			return -ENOMEM;
+		out[0] = id;
+		break;
+	}
+	return 0;
+}
+
+static char rp_level(const struct pk_location *l)
+{
+	switch (l->cpumode) {
+	case PERF_RECORD_MISC_KERNEL: return 'k';
+	case PERF_RECORD_MISC_USER: return '.';
+	case PERF_RECORD_MISC_GUEST_KERNEL: return 'g';
+	case PERF_RECORD_MISC_GUEST_USER: return 'u';
+	case PERF_RECORD_MISC_HYPERVISOR: return 'H';
+	default: return (l->dso && l->dso->kernel) ? 'k' : '.';
+	}
+}
+
+void rp_entry_display(struct pk_report *r, struct rp_entry *e, const struct rp_keyctx *c)
+{
+	const struct pk_location *l = c->loc;
+	uint32_t id;
+
+	e->comm_id = c->comm_id;
+	e->pid = c->rs->thread ? c->rs->thread->pid : (int32_t)c->rs->s->pid;
+	e->tid = c->rs->thread ? c->rs->thread->tid : (int32_t)c->rs->s->tid;
+	e->thread = c->rs->thread;
+	e->cpu = (c->rs->s->present & PERF_SAMPLE_CPU) ? (int32_t)c->rs->s->cpu : -1;
+	id = rp_dso_id(r, l);
+	e->dso_id = id == UINT32_MAX ? 0 : id;
+	e->sym = l->sym;
+	e->ip = rp_unres_ip(c);
+	e->symoff = l->symoff;
+	e->level = c->self ? rp_level(l) : c->level;
+	e->parent_id = c->parent_id;
+	for (int i = 0; i < r->nr_keys; i++) {
+		enum rp_key_id k = r->keys[i]->id;
+
+		if (k == RP_K_SRCLINE)
+			e->srcline_id = (uint32_t)e->key[1 + 2 * i];
+		else if (k >= RP_K_MEM)
+			e->mem_id[k - RP_K_MEM] = (uint32_t)e->key[1 + 2 * i];
+	}
+}
+
+size_t rp_key_text(const struct pk_report *r, const struct rp_keydef *k, const struct rp_entry *e,
+		   char *buf, size_t sz)
+{
+	int n = 0;
+
+	switch (k->id) {
+	case RP_K_COMM:
+		n = snprintf(buf, sz, "%s", r->strs.str[e->comm_id]);
+		break;
+	case RP_K_PID:
+	case RP_K_TID:
+		n = snprintf(buf, sz, "%7d:%s", e->tid, r->strs.str[e->comm_id]);
+		break;
+	case RP_K_DSO:
+		n = snprintf(buf, sz, "%s", e->dso_id ? r->strs.str[e->dso_id] : "[unknown]");
+		break;
+	case RP_K_SYM:
+		if (e->sym)
+			n = snprintf(buf, sz, "[%c] %s", e->level, e->sym->name);
+		else
+			n = snprintf(buf, sz, "[%c] %#.16" PRIx64, e->level, e->ip);
+		break;
+	case RP_K_SYMOFF:
+		if (e->sym)
+			n = snprintf(buf, sz, "[%c] %s+%#" PRIx64, e->level, e->sym->name, e->symoff);
+		else
+			n = snprintf(buf, sz, "[%c] %#.16" PRIx64, e->level, e->ip);
+		break;
+	case RP_K_SRCLINE:
+		n = snprintf(buf, sz, "%s", r->strs.str[e->srcline_id]);
+		break;
+	case RP_K_CPU:
+		n = snprintf(buf, sz, "%*.*d", 3, 3, e->cpu);
+		break;
+	case RP_K_PARENT:
+		n = snprintf(buf, sz, "%s", e->parent_id ? r->strs.str[e->parent_id] : "[other]");
+		break;
+	case RP_K_MEM:
+	case RP_K_SNOOP:
+	case RP_K_TLB:
+	case RP_K_LOCK:
+		n = snprintf(buf, sz, "%s", r->strs.str[e->mem_id[k->id - RP_K_MEM]]);
+		break;
+	}
+	if (n < 0)
+		n = 0;
+	return (size_t)n < sz ? (size_t)n : sz - 1;
+}
+
+int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struct rp_entry *a,
+	       const struct rp_entry *b)
+{
+	char ba[1024], bb[1024];
+
+	switch (k->id) {
+	case RP_K_PID:
+	case RP_K_TID:
+		return (a->tid > b->tid) - (a->tid < b->tid);
+	case RP_K_CPU:
+		return (a->cpu > b->cpu) - (a->cpu < b->cpu);
+	case RP_K_SYM:
+	case RP_K_SYMOFF:
+		if (!a->sym || !b->sym) {
+			if (a->sym || b->sym)   /* perf's cmp_null: resolved first */
+				return a->sym ? -1 : 1;
+			return (a->ip > b->ip) - (a->ip < b->ip);
+		}
+		return strcmp(a->sym->name, b->sym->name);
+	default:
+		rp_key_text(r, k, a, ba, sizeof(ba));
+		rp_key_text(r, k, b, bb, sizeof(bb));
+		return strcmp(ba, bb);
+	}
+}
+
+size_t rp_key_width(const struct pk_report *r, const struct rp_keydef *k, const struct rp_entry *e)
+{
+	char buf[1024];
+	size_t w = rp_key_text(r, k, e, buf, sizeof(buf));
+
+	switch (k->id) {
+	case RP_K_SYM:
+		return e->sym ? strlen(e->sym->name) + 4 : 16 + 4 + 2;
+	case RP_K_DSO:
+		/* perf widens the DSO column to 16 when any symbol is unresolved */
+		return (!e->sym && w < 16) ? 16 : w;
+	case RP_K_PID:
+	case RP_K_TID:
+		return strlen(r->strs.str[e->comm_id]) + 8;
+	case RP_K_COMM:
+		/* perf measures the thread's comm as it is at the end (its cached length) */
+		if (e->thread && e->thread->comm && e->thread->comm[0])
+			return strlen(e->thread->comm);
+		return w;
+	case RP_K_CPU:
+		return 3;
+	case RP_K_MEM:
+		return 24;
+	case RP_K_SNOOP:
+		return 12;
+	case RP_K_TLB:
+		return 22;
+	case RP_K_LOCK:
+		return 6;
+	default:
+		return w;
+	}
+}
+
+int rp_key_right_align(const struct rp_keydef *k)
+{
+	(void)k;
+	return 0;
+}

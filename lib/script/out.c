@@ -1,0 +1,163 @@
+/*
+ * The script output buffer: 1 MiB of text written to the caller's FILE with
+ * one fwrite per megabyte, and number formatting done by hand (decimal,
+ * hex, padding), because perf script's output is mostly numbers and
+ * printf's parsing dominates a printf-based printer.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include "script/internal.h"
+
+int pk_obuf_init(struct pk_obuf *o, FILE *f)
+{
+	o->buf = malloc(PK_OBUF_SIZE);
+	o->len = 0;
+	o->f = f;
+	o->err = 0;
+	return o->buf ? 0 : -ENOMEM;
+}
+
+void pk_obuf_release(struct pk_obuf *o)
+{
+	free(o->buf);
+	o->buf = NULL;
+	o->len = 0;
+}
+
+int pk_obuf_flush(struct pk_obuf *o)
+{
+	if (o->len && !o->err && fwrite(o->buf, 1, o->len, o->f) != o->len)
+		o->err = errno ? -errno : -EIO;
+	o->len = 0;
+	return o->err;
+}
+
+void pk_obuf_write(struct pk_obuf *o, const char *s, size_t n)
+{
+	while (n) {
+		size_t room, k;
+
+		if (o->len == PK_OBUF_SIZE)
+			pk_obuf_flush(o);
+		room = PK_OBUF_SIZE - o->len;
+		k = n < room ? n : room;
+		memcpy(o->buf + o->len, s, k);
+		o->len += k;
+		s += k;
+		n -= k;
+	}
+}
+
+void pk_obuf_spaces(struct pk_obuf *o, size_t n)
+{
+	static const char sp[] = "                                                                ";
+
+	while (n) {
+		size_t k = n < sizeof(sp) - 1 ? n : sizeof(sp) - 1;
+
+		pk_obuf_write(o, sp, k);
+		n -= k;
+	}
+}
+
+void pk_obuf_pad(struct pk_obuf *o, const char *s, size_t n, int width)
+{
+	size_t w = (size_t)(width < 0 ? -width : width);
+
+	if (width > 0 && n < w)
+		pk_obuf_spaces(o, w - n);
+	pk_obuf_write(o, s, n);
+	if (width < 0 && n < w)
+		pk_obuf_spaces(o, w - n);
+}
+
+size_t pk_fmt_uint(char *p, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0, i;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (i = 0; i < n; i++)
+		p[i] = tmp[n - 1 - i];
+	return n;
+}
+
+size_t pk_fmt_hex(char *p, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[16];
+	size_t n = 0, i;
+
+	do {
+		tmp[n++] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	for (i = 0; i < n; i++)
+		p[i] = tmp[n - 1 - i];
+	return n;
+}
+
+void pk_obuf_uint(struct pk_obuf *o, uint64_t v, int width)
+{
+	char tmp[24];
+
+	pk_obuf_pad(o, tmp, pk_fmt_uint(tmp, v), width);
+}
+
+void pk_obuf_int(struct pk_obuf *o, int64_t v, int width)
+{
+	char tmp[24];
+	size_t n = 0;
+
+	if (v < 0) {
+		tmp[n++] = '-';
+		n += pk_fmt_uint(tmp + n, (uint64_t)0 - (uint64_t)v);
+	} else {
+		n = pk_fmt_uint(tmp, (uint64_t)v);
+	}
+	pk_obuf_pad(o, tmp, n, width);
+}
+
+void pk_obuf_hex(struct pk_obuf *o, uint64_t v, int width)
+{
+	char tmp[16];
+
+	pk_obuf_pad(o, tmp, pk_fmt_hex(tmp, v), width);
+}
+
+void pk_obuf_hex_alt(struct pk_obuf *o, uint64_t v)
+{
+	if (v)
+		pk_obuf_write(o, "0x", 2);
+	pk_obuf_hex(o, v, 0);
+}
+
+void pk_obuf_printf(struct pk_obuf *o, const char *fmt, ...)
+{
+	char tmp[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(tmp)) {
+		pk_obuf_write(o, tmp, (size_t)n);
+	} else {
+		char *big = malloc((size_t)n + 1);
+
+		if (!big)
+			return;
+		va_start(ap, fmt);
+		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		pk_obuf_write(o, big, (size_t)n);
+		free(big);
+	}
+}

@@ -1,0 +1,545 @@
+/*
+ * perfkit script: printing a session's samples and, on request, its side
+ * band in `perf script`'s (Linux perf 6.1) text layout:
+ *
+ *   sample:  [comm] [pid/tid] [[cpu]] [time:] [period] [event:] [trace] [addr]
+ *            [data_src] [weight] (' ' ip [sym[+0x off]] [(dso)] | '\n' call chain) [phys_addr] '\n'
+ *   frame:   '\t' %16lx [' ' sym[+0xoff]] [' (' dso ')'] '\n'   (user frames print the
+ *            DSO-relative address, kernel and unmapped frames the raw one, like perf)
+ *   side band: the sample start fields, then "PERF_RECORD_<TYPE>..." as perf_event__fprintf().
+ *
+ * Everything goes through the 1 MiB pk_obuf; the per-sample path formats
+ * numbers by hand and allocates nothing.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <linux/perf_event.h>
+#include <trace-seq.h>
+#include <perfkit/perfdata.h>
+#include <perfkit/sample.h>
+#include "script/internal.h"
+
+struct pk_script {
+	struct pk_session *ss;
+	struct pk_perfdata *data;
+	struct pk_symbols *syms;
+	struct pk_obuf out;
+	struct pk_field_set set[PK_OT_MAX];
+	int use_callchain;
+	int name_width;
+	int show_mmap, show_task;
+	size_t nr_evsels_seen;
+	struct tep_handle *tep;
+	const void *tep_blob;        /* the blob @tep was built from */
+	struct trace_seq seq;
+	int seq_init;
+	uint8_t *scratch;
+	int data_src_maxlen;
+	struct pk_diag err;          /* failure found inside a callback */
+};
+
+static void name_width_update(struct pk_script *sc)
+{
+	size_t n = pk_perfdata_nr_evsels(sc->data);
+
+	for (size_t i = sc->nr_evsels_seen; i < n; i++) {
+		const struct pk_evsel *ev = pk_perfdata_evsel(sc->data, i);
+		int len = ev && ev->name ? (int)strlen(ev->name) : 9;
+
+		if (len > sc->name_width)
+			sc->name_width = len;
+	}
+	sc->nr_evsels_seen = n;
+}
+
+int pk_script_new(struct pk_session *ss, const struct pk_script_opts *opts_in, FILE *out,
+		  struct pk_script **scp, struct pk_diag *d)
+{
+	struct pk_script_opts opts = { .sz = sizeof(opts) };
+	struct pk_script *sc;
+	int ret;
+
+	*scp = NULL;
+	if (opts_in)
+		memcpy(&opts, opts_in, opts_in->sz && opts_in->sz < sizeof(opts) ? opts_in->sz : sizeof(opts));
+	sc = calloc(1, sizeof(*sc));
+	if (!sc)
+		return pk_diag_fail(d, -ENOMEM, "out of memory");
+	sc->ss = ss;
+	sc->data = pk_session_data(ss);
+	sc->syms = pk_session_symbols(ss);
+	sc->show_mmap = opts.show_mmap_events;
+	sc->show_task = opts.show_task_events;
+	pk_diag_init(&sc->err);
+	ret = pk_obuf_init(&sc->out, out);
+	if (ret < 0) {
+		pk_script_free(sc);
+		return pk_diag_fail(d, ret, "out of memory");
+	}
+	pk_script_default_fields(sc->set);
+	if (opts.fields) {
+		/* several -F arguments may be joined by spaces (one per event type) */
+		char *copy = strdup(opts.fields), *save = NULL, *tok;
+
+		if (!copy) {
+			pk_script_free(sc);
+			return pk_diag_fail(d, -ENOMEM, "out of memory");
+		}
+		for (tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+			ret = pk_script_apply_fields(sc->set, tok, d);
+			if (ret < 0)
+				break;
+		}
+		free(copy);
+		if (ret < 0) {
+			pk_script_free(sc);
+			return ret;
+		}
+	}
+	ret = pk_script_check_fields(sc->set, sc->data, opts.no_callchain, &sc->use_callchain, d);
+	if (ret < 0) {
+		pk_script_free(sc);
+		return ret;
+	}
+	name_width_update(sc);
+	*scp = sc;
+	return 0;
+}
+
+void pk_script_free(struct pk_script *sc)
+{
+	if (!sc)
+		return;
+	pk_obuf_flush(&sc->out);
+	pk_obuf_release(&sc->out);
+	pk_tracing_free(sc->tep);
+	if (sc->seq_init)
+		trace_seq_destroy(&sc->seq);
+	free(sc->scratch);
+	free(sc);
+}
+
+int pk_script_flush(struct pk_script *sc)
+{
+	int ret = pk_obuf_flush(&sc->out);
+
+	if (!ret && fflush(sc->out.f))
+		ret = -errno;
+	return ret;
+}
+
+/* The tep handle for the file's tracing data, built on first use. */
+static struct tep_handle *tracing(struct pk_script *sc, const void *blob, size_t len)
+{
+	if (!blob) {
+		const struct pk_features *f = pk_perfdata_features(sc->data);
+
+		if (f && f->tracing_data) {
+			blob = f->tracing_data;
+			len = (size_t)f->tracing_data_size;
+		}
+	}
+	if (blob && blob != sc->tep_blob) {
+		pk_tracing_free(sc->tep);
+		sc->tep = pk_tracing_parse(blob, len);
+		sc->tep_blob = blob;
+		if (!sc->seq_init) {
+			trace_seq_init(&sc->seq);
+			sc->seq_init = 1;
+		}
+		if (!sc->scratch)
+			sc->scratch = calloc(1, PK_TRACE_SCRATCH);
+	}
+	return sc->scratch ? sc->tep : NULL;
+}
+
+/* ---- pieces of a line ---- */
+
+static void put_comm(struct pk_obuf *o, const struct pk_thread *t, int plain)
+{
+	char tmp[24];
+	const char *c;
+	size_t n;
+
+	if (t && t->comm && t->comm[0]) {
+		c = t->comm;
+		n = strlen(c);
+	} else {
+		/* no comm known: perf prints ":<tid>" (":-1" without a thread) */
+		int64_t tid = t ? t->tid : -1;
+
+		tmp[0] = ':';
+		n = 1;
+		if (tid < 0) {
+			tmp[n++] = '-';
+			n += pk_fmt_uint(tmp + n, (uint64_t)(-tid));
+		} else {
+			n += pk_fmt_uint(tmp + n, (uint64_t)tid);
+		}
+		c = tmp;
+	}
+	pk_obuf_pad(o, c, n, plain ? 0 : 16);
+	pk_obuf_putc(o, ' ');
+}
+
+/* "%12s: " of "%lu.%06lu" (seconds, microseconds truncated), as perf. */
+static void put_time(struct pk_obuf *o, uint64_t t)
+{
+	char tmp[32];
+	uint64_t us = (t % 1000000000ull) / 1000;
+	size_t n = pk_fmt_uint(tmp, t / 1000000000ull);
+
+	tmp[n++] = '.';
+	for (int i = 5; i >= 0; i--) {
+		tmp[n + (size_t)i] = (char)('0' + us % 10);
+		us /= 10;
+	}
+	n += 6;
+	pk_obuf_pad(o, tmp, n, 12);
+	pk_obuf_write(o, ": ", 2);
+}
+
+/* perf_sample__fprintf_start(): comm, pid/tid, cpu, time. */
+static void put_start(struct pk_obuf *o, uint32_t f, int comm_plain, const struct pk_thread *t,
+		      int32_t pid, int32_t tid, int32_t cpu, uint64_t time)
+{
+	if (f & PK_SF_COMM)
+		put_comm(o, t, comm_plain);
+	if ((f & PK_SF_PID) && (f & PK_SF_TID)) {
+		pk_obuf_int(o, pid, 5);
+		pk_obuf_putc(o, '/');
+		pk_obuf_int(o, tid, -5);
+		pk_obuf_putc(o, ' ');
+	} else if (f & PK_SF_PID) {
+		pk_obuf_int(o, pid, 5);
+		pk_obuf_putc(o, ' ');
+	} else if (f & PK_SF_TID) {
+		pk_obuf_int(o, tid, 5);
+		pk_obuf_putc(o, ' ');
+	}
+	if (f & PK_SF_CPU) {
+		char tmp[16];
+		size_t n = 0;
+
+		if (cpu < 0) {
+			tmp[n++] = '-';
+			n += pk_fmt_uint(tmp + n, (uint64_t)0 - (uint64_t)(int64_t)cpu);
+		} else {
+			n = pk_fmt_uint(tmp, (uint64_t)cpu);
+		}
+		pk_obuf_putc(o, '[');
+		if (n < 3 && cpu >= 0)
+			pk_obuf_write(o, "00", 3 - n);
+		pk_obuf_write(o, tmp, n);
+		pk_obuf_write(o, "] ", 2);
+	}
+	if (f & PK_SF_TIME)
+		put_time(o, time);
+}
+
+/* Symbol name [+0xoff], or [unknown]. */
+static void put_sym(struct pk_obuf *o, const struct pk_location *loc, int symoff)
+{
+	if (!loc->sym) {
+		pk_obuf_write(o, "[unknown]", 9);
+		return;
+	}
+	pk_obuf_puts(o, loc->sym->name);
+	if (symoff) {
+		pk_obuf_write(o, "+0x", 3);
+		pk_obuf_hex(o, loc->symoff, 0);
+	}
+}
+
+static void put_dso(struct pk_obuf *o, const struct pk_location *loc)
+{
+	pk_obuf_write(o, " (", 2);
+	if (loc->map && loc->dso && loc->dso->name)
+		pk_obuf_puts(o, loc->dso->name);
+	else
+		pk_obuf_write(o, "[unknown]", 9);
+	pk_obuf_putc(o, ')');
+}
+
+static void put_callchain(struct pk_obuf *o, uint32_t f, const struct pk_rsample *rs)
+{
+	for (uint32_t i = 0; i < rs->nr_frames; i++) {
+		const struct pk_location *fr = &rs->frames[i];
+
+		if (f & PK_SF_IP) {
+			uint64_t a = fr->ip;
+
+			/* perf shows the binary offset for user-space frames */
+			if (fr->map && fr->dso && !fr->dso->kernel)
+				a = fr->addr;
+			pk_obuf_putc(o, '\t');
+			pk_obuf_hex(o, a, 16);
+		}
+		if (f & PK_SF_SYM) {
+			pk_obuf_putc(o, ' ');
+			put_sym(o, fr, f & PK_SF_SYMOFF);
+		}
+		if (f & PK_SF_DSO)
+			put_dso(o, fr);
+		pk_obuf_putc(o, '\n');
+	}
+}
+
+/* Page-fault software events carry a data address worth resolving. */
+static int addr_correlates_sym(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE &&
+	       (a->config == PERF_COUNT_SW_PAGE_FAULTS || a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
+		a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
+}
+
+int pk_script_sample(void *ctx, const struct pk_rsample *rs)
+{
+	struct pk_script *sc = ctx;
+	struct pk_obuf *o = &sc->out;
+	const struct pk_sample *s = rs->s;
+	const struct perf_event_attr *attr = &rs->evsel->attr.attr;
+	int type = pk_output_type(attr->type);
+	uint32_t f = sc->set[type].fields;
+	int has_cc = sc->use_callchain && (attr->sample_type & PERF_SAMPLE_CALLCHAIN);
+	int32_t pid = -1, tid = -1, cpu = -1;
+
+	if (!f)
+		return 0;
+	if (sc->nr_evsels_seen < pk_perfdata_nr_evsels(sc->data))
+		name_width_update(sc);
+	if (s->present & PERF_SAMPLE_TID) {
+		pid = (int32_t)s->pid;
+		tid = (int32_t)s->tid;
+	}
+	if (s->present & PERF_SAMPLE_CPU)
+		cpu = (int32_t)s->cpu;
+	put_start(o, f, (f & PK_SF_IP) && has_cc, rs->thread, pid, tid, cpu, s->time);
+	if (f & PK_SF_PERIOD) {
+		/* without PERIOD in the sample perf prints attr.sample_period (the freq in -F mode) */
+		pk_obuf_uint(o, (s->present & PERF_SAMPLE_PERIOD) ? s->period : attr->sample_period, 10);
+		pk_obuf_putc(o, ' ');
+	}
+	if (f & PK_SF_EVENT) {
+		const char *name = rs->evsel->name ? rs->evsel->name : "[unknown]";
+
+		pk_obuf_pad(o, name, strlen(name), sc->name_width);
+		pk_obuf_write(o, ": ", 2);
+	}
+	if ((f & PK_SF_TRACE) && s->raw) {
+		struct tep_handle *tep = tracing(sc, NULL, 0);
+
+		if (tep)
+			pk_tracing_print(tep, &sc->seq, sc->scratch, attr->config, cpu, s->raw,
+					 s->raw_size, o);
+	}
+	if (f & PK_SF_ADDR) {
+		pk_obuf_hex(o, s->addr, 16);
+		if (addr_correlates_sym(attr)) {
+			struct pk_location al;
+
+			pk_symbols_resolve(sc->syms, rs->thread, rs->cpumode, s->addr, &al);
+			if (f & PK_SF_SYM) {
+				pk_obuf_putc(o, ' ');
+				put_sym(o, &al, f & PK_SF_SYMOFF);
+			}
+			if (f & PK_SF_DSO)
+				put_dso(o, &al);
+		}
+	}
+	if (f & PK_SF_DATA_SRC) {
+		char dec[128], line[160];
+		size_t n, k;
+
+		/* "%16lx %s", padded to the longest seen so far (perf keeps a running max) */
+		n = pk_fmt_hex(dec, s->data_src);
+		k = n < 16 ? 16 - n : 0;
+		memset(line, ' ', k);
+		memcpy(line + k, dec, n);
+		k += n;
+		line[k++] = ' ';
+		n = pk_mem_data_src_str(s->data_src, dec, sizeof(dec));
+		if (n > sizeof(line) - k)
+			n = sizeof(line) - k;
+		memcpy(line + k, dec, n);
+		k += n;
+		if ((int)k > sc->data_src_maxlen)
+			sc->data_src_maxlen = (int)k;
+		pk_obuf_pad(o, line, k, -sc->data_src_maxlen);
+	}
+	if (f & PK_SF_WEIGHT)
+		pk_obuf_uint(o, s->weight, 16);
+	if (f & PK_SF_INS_LAT)
+		pk_obuf_uint(o, s->ins_lat, 16);
+	if (f & PK_SF_IP) {
+		if (has_cc && (s->present & PERF_SAMPLE_CALLCHAIN)) {
+			pk_obuf_putc(o, '\n');
+			put_callchain(o, f, rs);
+		} else {
+			pk_obuf_putc(o, ' ');
+			pk_obuf_hex(o, s->ip, 16);
+			if (f & PK_SF_SYM) {
+				pk_obuf_putc(o, ' ');
+				put_sym(o, &rs->self, f & PK_SF_SYMOFF);
+			}
+			if (f & PK_SF_DSO)
+				put_dso(o, &rs->self);
+		}
+	}
+	if (f & PK_SF_PHYS_ADDR)
+		pk_obuf_hex(o, s->phys_addr, 16);
+	pk_obuf_putc(o, '\n');
+	return o->err;
+}
+
+/* ---- side band ---- */
+
+static void put_mmap(struct pk_obuf *o, const struct perf_event_header *h, const struct pk_rec_mmap *m)
+{
+	pk_obuf_putc(o, ' ');
+	pk_obuf_int(o, (int32_t)m->pid, 0);
+	pk_obuf_putc(o, '/');
+	pk_obuf_int(o, (int32_t)m->tid, 0);
+	pk_obuf_write(o, ": [", 3);
+	pk_obuf_hex_alt(o, m->start);
+	pk_obuf_putc(o, '(');
+	pk_obuf_hex_alt(o, m->len);
+	pk_obuf_write(o, ") @ ", 4);
+	pk_obuf_hex_alt(o, m->pgoff);
+	if (!m->mmap2) {
+		pk_obuf_write(o, "]: ", 3);
+		pk_obuf_putc(o, (h->misc & PERF_RECORD_MISC_MMAP_DATA) ? 'r' : 'x');
+	} else {
+		if (m->build_id_size) {
+			pk_obuf_write(o, " <", 2);
+			for (unsigned i = 0; i < m->build_id_size; i++) {
+				static const char hx[] = "0123456789abcdef";
+
+				pk_obuf_putc(o, hx[m->build_id[i] >> 4]);
+				pk_obuf_putc(o, hx[m->build_id[i] & 15]);
+			}
+			pk_obuf_putc(o, '>');
+		} else {
+			pk_obuf_printf(o, " %02x:%02x %llu %llu", m->maj, m->min,
+				       (unsigned long long)m->ino, (unsigned long long)m->ino_generation);
+		}
+		pk_obuf_write(o, "]: ", 3);
+		pk_obuf_putc(o, (m->prot & PROT_READ) ? 'r' : '-');
+		pk_obuf_putc(o, (m->prot & PROT_WRITE) ? 'w' : '-');
+		pk_obuf_putc(o, (m->prot & PROT_EXEC) ? 'x' : '-');
+		pk_obuf_putc(o, (m->flags & MAP_SHARED) ? 's' : 'p');
+	}
+	pk_obuf_putc(o, ' ');
+	pk_obuf_puts(o, m->filename);
+	pk_obuf_putc(o, '\n');
+}
+
+int pk_script_record(void *ctx, const struct pk_record *r)
+{
+	struct pk_script *sc = ctx;
+	struct pk_obuf *o = &sc->out;
+	const struct perf_event_header *h = r->hdr;
+	const struct pk_evsel *ev = r->evsel;
+	const struct pk_sample *s = &r->sample;
+	struct pk_diag d;
+	union pk_rec u;
+	int32_t pid, tid, cpu = 0, tpid, ttid;
+	uint64_t time = 0;
+	uint32_t f;
+	int ret;
+
+	if (h->type == PK_RECORD_HEADER_TRACING_DATA && r->payload) {
+		tracing(sc, r->payload, (size_t)r->payload_size);
+		return 0;
+	}
+	if (h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2) {
+		if (!sc->show_mmap)
+			return 0;
+	} else if (h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_FORK ||
+		   h->type == PERF_RECORD_EXIT) {
+		if (!sc->show_task)
+			return 0;
+	} else {
+		return 0;
+	}
+	if (!ev && pk_perfdata_nr_evsels(sc->data))
+		ev = pk_perfdata_evsel(sc->data, 0);
+	if (!ev)
+		return 0;
+	pk_diag_init(&d);
+	ret = pk_rec_decode(h, h->size, ev->layout.sample_id_all ? ev->layout.id_trailer_size : 0,
+			    &u, r->file_offset, &d);
+	if (ret < 0)
+		return 0;   /* the session already fed (and checked) it; nothing to print */
+	if (h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2) {
+		tpid = (int32_t)u.mmap.pid;
+		ttid = (int32_t)u.mmap.tid;
+	} else if (h->type == PERF_RECORD_COMM) {
+		tpid = (int32_t)u.comm.pid;
+		ttid = (int32_t)u.comm.tid;
+	} else {
+		tpid = (int32_t)u.task.pid;
+		ttid = (int32_t)u.task.tid;
+	}
+	pid = tpid;
+	tid = ttid;
+	if (h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT)
+		time = u.task.time;
+	if (ev->layout.sample_id_all) {
+		if (s->present & PERF_SAMPLE_TID) {
+			pid = (int32_t)s->pid;
+			tid = (int32_t)s->tid;
+		}
+		cpu = (s->present & PERF_SAMPLE_CPU) ? (int32_t)s->cpu : -1;
+		time = (s->present & PERF_SAMPLE_TIME) ? s->time : 0;
+	}
+	f = sc->set[pk_output_type(ev->attr.attr.type)].fields;
+	put_start(o, f,
+		  (f & PK_SF_IP) && sc->use_callchain &&
+			  (ev->attr.attr.sample_type & PERF_SAMPLE_CALLCHAIN),
+		  pk_symbols_thread(sc->syms, tpid, ttid), pid, tid, cpu, time);
+	pk_obuf_write(o, "PERF_RECORD_", 12);
+	pk_obuf_puts(o, pk_rec_type_name(h->type) ? pk_rec_type_name(h->type) : "?");
+	switch (h->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		put_mmap(o, h, &u.mmap);
+		break;
+	case PERF_RECORD_COMM:
+		if (u.comm.exec)
+			pk_obuf_write(o, " exec", 5);
+		pk_obuf_write(o, ": ", 2);
+		pk_obuf_puts(o, u.comm.comm);
+		pk_obuf_putc(o, ':');
+		pk_obuf_int(o, (int32_t)u.comm.pid, 0);
+		pk_obuf_putc(o, '/');
+		pk_obuf_int(o, (int32_t)u.comm.tid, 0);
+		pk_obuf_putc(o, '\n');
+		break;
+	default:
+		pk_obuf_printf(o, "(%d:%d):(%d:%d)\n", (int32_t)u.task.pid, (int32_t)u.task.tid,
+			       (int32_t)u.task.ppid, (int32_t)u.task.ptid);
+		break;
+	}
+	return o->err;
+}
+
+static int run_sample(void *ctx, const struct pk_rsample *rs)
+{
+	return pk_script_sample(ctx, rs);
+}
+
+int pk_script_run(struct pk_script *sc, struct pk_diag *d)
+{
+	int ret = pk_session_run(sc->ss, run_sample, pk_script_record, sc, d);
+	int fret = pk_script_flush(sc);
+
+	if (ret > 0 || (ret < 0 && !d->err))
+		ret = pk_diag_fail(d, ret > 0 ? -EIO : ret, "cannot write the output: %s",
+				   strerror(ret > 0 ? EIO : -ret));
+	if (!ret && fret < 0)
+		ret = pk_diag_fail(d, fret, "cannot write the output: %s", strerror(-fret));
+	return ret;
+}

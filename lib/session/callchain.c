@@ -1,0 +1,149 @@
+/*
+ * Call chains: turning PERF_SAMPLE_CALLCHAIN into the frame list perf
+ * prints and aggregates.
+ *
+ * The kernel writes { u64 nr; u64 ips[nr]; } with PERF_CONTEXT_* markers
+ * (values >= PERF_CONTEXT_MAX as unsigned) in front of each part: kernel
+ * frames after PERF_CONTEXT_KERNEL, user frames after PERF_CONTEXT_USER
+ * (../shared/reference/perf-data.md §3). perf 6.1 walks the chain leaf
+ * first with cpumode starting as USER; HV/KERNEL/USER markers switch the
+ * cpumode and are dropped; any other marker (the GUEST ones, USER_DEFERRED)
+ * makes perf discard the whole chain; --max-stack counts address entries
+ * only. The first address is normally the sampled ip itself and perf keeps
+ * it, so frame 0 repeats the sample's ip.
+ *
+ * With an LBR call stack (branch_sample_type CALL_STACK) perf keeps the
+ * kernel part of the chain (up to and including PERF_CONTEXT_USER) and
+ * replaces the user part by branch[0].to followed by every branch's from.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <linux/perf_event.h>
+#include "session/internal.h"
+
+void pk_frames_release(struct pk_frames *f)
+{
+	free(f->v);
+	f->v = NULL;
+	f->nr = f->cap = 0;
+}
+
+static int frames_reserve(struct pk_frames *f, uint64_t n)
+{
+	struct pk_location *v;
+	uint64_t cap;
+
+	if (n <= f->cap)
+		return 0;
+	if (n > UINT32_MAX / 2)
+		return -ENOMEM;
+	cap = f->cap ? f->cap : 64;
+	while (cap < n)
+		cap *= 2;
+	v = realloc(f->v, cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	f->v = v;
+	f->cap = (uint32_t)cap;
+	return 0;
+}
+
+/* Apply one entry: a marker changes *cpumode (returns 1 to skip, -1 to discard all). */
+static int context_marker(uint64_t ip, uint8_t *cpumode)
+{
+	if (ip < (uint64_t)PERF_CONTEXT_MAX)
+		return 0;
+	switch (ip) {
+	case (uint64_t)PERF_CONTEXT_HV:
+		*cpumode = PERF_RECORD_MISC_HYPERVISOR;
+		return 1;
+	case (uint64_t)PERF_CONTEXT_KERNEL:
+		*cpumode = PERF_RECORD_MISC_KERNEL;
+		return 1;
+	case (uint64_t)PERF_CONTEXT_USER:
+		*cpumode = PERF_RECORD_MISC_USER;
+		return 1;
+	default:
+		return -1;   /* perf: "invalid callchain context", chain discarded */
+	}
+}
+
+static void add_frame(struct pk_symbols *syms, const struct pk_thread *t, uint8_t cpumode,
+		      uint64_t ip, struct pk_frames *out)
+{
+	struct pk_location *loc = &out->v[out->nr++];
+
+	pk_symbols_resolve(syms, t, cpumode, ip, loc);
+	loc->cpumode = cpumode;
+}
+
+/* perf's resolve_lbr_callchain_sample(), callee order. 1 if it applied, 0 if not. */
+static int build_lbr(struct pk_symbols *syms, const struct pk_thread *t, const struct pk_sample *s,
+		     uint32_t max_stack, struct pk_frames *out)
+{
+	uint64_t chain_nr = s->callchain_nr < max_stack ? s->callchain_nr : max_stack;
+	uint64_t i, k;
+	uint8_t cpumode = PERF_RECORD_MISC_USER;
+
+	for (i = 0; i < chain_nr; i++)
+		if (s->callchain[i] == (uint64_t)PERF_CONTEXT_USER)
+			break;
+	if (i == chain_nr)
+		return 0;
+	if (frames_reserve(out, i + 1 + s->branch_nr + 1) < 0)
+		return -ENOMEM;
+	for (k = 0; k <= i; k++) {
+		int m = context_marker(s->callchain[k], &cpumode);
+
+		if (m < 0) {
+			out->nr = 0;
+			return 1;
+		}
+		if (!m)
+			add_frame(syms, t, cpumode, s->callchain[k], out);
+	}
+	if (!s->branch_nr)
+		return 1;
+	cpumode = PERF_RECORD_MISC_USER;
+	add_frame(syms, t, cpumode, s->branch[0].to, out);
+	for (k = 0; k < s->branch_nr; k++)
+		add_frame(syms, t, cpumode, s->branch[k].from, out);
+	return 1;
+}
+
+int pk_callchain_build(struct pk_symbols *syms, const struct pk_thread *t,
+		       const struct pk_sample *s, int lbr_callstack, uint32_t max_stack,
+		       struct pk_frames *out)
+{
+	uint8_t cpumode = PERF_RECORD_MISC_USER;
+	uint32_t nr_entries = 0;
+	uint64_t i;
+	int ret;
+
+	out->nr = 0;
+	if (!(s->present & PERF_SAMPLE_CALLCHAIN) || !s->callchain_nr)
+		return 0;
+	if (!max_stack)
+		max_stack = PK_SESSION_MAX_STACK;
+	if (lbr_callstack && (s->present & PERF_SAMPLE_BRANCH_STACK) && s->branch) {
+		ret = build_lbr(syms, t, s, max_stack, out);
+		if (ret)
+			return ret < 0 ? ret : 0;
+	}
+	if (frames_reserve(out, s->callchain_nr < max_stack ? s->callchain_nr : max_stack) < 0)
+		return -ENOMEM;
+	for (i = 0; i < s->callchain_nr && nr_entries < max_stack; i++) {
+		uint64_t ip = s->callchain[i];
+		int m = context_marker(ip, &cpumode);
+
+		if (m < 0) {
+			out->nr = 0;
+			return 0;
+		}
+		if (m)
+			continue;
+		nr_entries++;
+		add_frame(syms, t, cpumode, ip, out);
+	}
+	return 0;
+}

@@ -1,0 +1,62 @@
+/*
+ * Private declarations of the session module: the call-chain builder and the
+ * sample filters, shared by session.c, callchain.c and filter.c.
+ */
+#ifndef PK_SESSION_INTERNAL_H
+#define PK_SESSION_INTERNAL_H
+
+#include <perfkit/session.h>
+
+/* perf script/report's default --max-stack (PERF_MAX_STACK_DEPTH). */
+#define PK_SESSION_MAX_STACK 127
+
+/* A growable array of frames, reused from one sample to the next. */
+struct pk_frames {
+	struct pk_location *v;
+	uint32_t nr, cap;
+};
+
+/*
+ * Build the frame list of @s the way perf's thread__resolve_callchain()
+ * does (callee order): markers switch the cpumode and are dropped, a marker
+ * perf does not know discards the whole chain, at most @max_stack address
+ * entries are kept. An LBR call stack (@lbr_callstack with a branch stack)
+ * replaces the user part, as perf does. 0 or -ENOMEM.
+ */
+int pk_callchain_build(struct pk_symbols *syms, const struct pk_thread *t,
+		       const struct pk_sample *s, int lbr_callstack, uint32_t max_stack,
+		       struct pk_frames *out);
+void pk_frames_release(struct pk_frames *f);
+
+/* Parsed filters. */
+struct pk_str_list {
+	uint32_t nr;
+	char **v;
+};
+
+struct pk_int_list {
+	uint32_t nr;
+	int64_t *v;
+};
+
+struct pk_filter {
+	int active;
+	struct pk_str_list comms, dsos, symbols;
+	struct pk_int_list pids, tids;
+	uint8_t *cpus;               /* bitmap, NULL = all */
+	int max_cpu;
+	uint64_t time_start, time_end;   /* 0 = open */
+	int need_symbols;            /* dso or symbol filters: the sample must be resolved first */
+};
+
+int pk_filter_parse(struct pk_filter *f, const struct pk_session_filter *in, struct pk_diag *d);
+void pk_filter_release(struct pk_filter *f);
+/* Parse perf's --time "START,END" (seconds.fraction) into nanoseconds; 0 or -EINVAL. */
+int pk_filter_parse_time(const char *s, uint64_t *start, uint64_t *end);
+/* 1 if the sample passes the thread/cpu/time filters (checked before resolving). */
+int pk_filter_match_early(const struct pk_filter *f, const struct pk_sample *s,
+			  const struct pk_thread *t);
+/* 1 if the resolved sampled ip passes the dso/symbol filters. */
+int pk_filter_match_loc(const struct pk_filter *f, const struct pk_location *loc);
+
+#endif

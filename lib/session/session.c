@@ -1,0 +1,345 @@
+/*
+ * perfkit session: one pass over a perf.data file joining the reader, the
+ * side band and the filters. Side-band records (MMAP, MMAP2, COMM, FORK,
+ * EXIT, KSYMBOL, HEADER_BUILD_ID, the BUILD_ID feature) are fed to the
+ * symbols module in delivery order; each sample is then resolved (thread,
+ * sampled ip, call chain) into a reused frame array, filtered, counted and
+ * handed to the caller. Nothing is allocated per sample.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <linux/perf_event.h>
+#include "session/internal.h"
+
+#define PROGRESS_STEP (64ull << 20)
+
+struct pk_session {
+	struct pk_perfdata *data;
+	struct pk_symbols *syms;
+	struct pk_session_opts opts;
+	struct pk_filter filter;
+	char *osrelease;
+	struct pk_session_counts *counts;
+	size_t nr_counts;
+	struct pk_frames frames;
+	/* BUILD_ID feature entries already fed (the array may be replaced in pipe mode) */
+	const struct pk_feat_build_id *fed_build_ids;
+	uint32_t nr_fed_build_ids;
+};
+
+/* What one pk_session_run() needs in its record callback. */
+struct run_ctx {
+	struct pk_session *ss;
+	pk_rsample_fn on_sample;
+	pk_record_fn on_record;
+	void *ctx;
+	struct pk_diag *d;
+	uint64_t next_progress;
+};
+
+static const struct pk_session_counts zero_counts;
+
+
+int pk_session_open(const char *path, const struct pk_session_opts *opts_in,
+		    struct pk_session **out, struct pk_diag *d)
+{
+	struct pk_perfdata_opts popts = { .sz = sizeof(popts), .ordered = 1 };
+	struct pk_symbols_opts sopts = { .sz = sizeof(sopts) };
+	const struct pk_features *f;
+	struct pk_session *ss;
+	int ret;
+
+	*out = NULL;
+	ss = calloc(1, sizeof(*ss));
+	if (!ss)
+		return pk_diag_fail(d, -ENOMEM, "out of memory");
+	if (opts_in) {
+		size_t n = opts_in->sz && opts_in->sz < sizeof(ss->opts) ? opts_in->sz : sizeof(ss->opts);
+
+		memcpy(&ss->opts, opts_in, n);
+		popts.ordered = ss->opts.ordered;
+		popts.deliver_header_records = ss->opts.deliver_header_records;
+		if (n >= offsetof(struct pk_session_opts, symbols) + sizeof(ss->opts.symbols))
+			sopts = ss->opts.symbols;
+	} else {
+		ss->opts.ordered = 1;
+	}
+	ss->opts.sz = sizeof(ss->opts);
+	ret = pk_filter_parse(&ss->filter, &ss->opts.filter, d);
+	if (ret < 0)
+		goto fail;
+	ret = pk_perfdata_open(path, &popts, &ss->data, d);
+	if (ret < 0)
+		goto fail;
+	f = pk_perfdata_features(ss->data);
+	if (!sopts.osrelease && f && f->osrelease) {
+		ss->osrelease = strdup(f->osrelease);
+		sopts.osrelease = ss->osrelease;
+	}
+	sopts.sz = sizeof(sopts);
+	ss->syms = pk_symbols_new(&sopts);
+	if (!ss->syms) {
+		ret = pk_diag_fail(d, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	*out = ss;
+	return 0;
+fail:
+	pk_session_close(ss);
+	return ret;
+}
+
+void pk_session_close(struct pk_session *ss)
+{
+	if (!ss)
+		return;
+	if (ss->syms)
+		pk_symbols_free(ss->syms);
+	if (ss->data)
+		pk_perfdata_close(ss->data);
+	pk_filter_release(&ss->filter);
+	pk_frames_release(&ss->frames);
+	free(ss->counts);
+	free(ss->osrelease);
+	free(ss);
+}
+
+struct pk_perfdata *pk_session_data(struct pk_session *ss)
+{
+	return ss->data;
+}
+
+struct pk_symbols *pk_session_symbols(struct pk_session *ss)
+{
+	return ss->syms;
+}
+
+const struct pk_session_counts *pk_session_counts(const struct pk_session *ss, size_t evsel_idx)
+{
+	if (!ss || evsel_idx >= ss->nr_counts)
+		return &zero_counts;
+	return &ss->counts[evsel_idx];
+}
+
+static struct pk_session_counts *counts_for(struct pk_session *ss, size_t idx)
+{
+	if (idx >= ss->nr_counts) {
+		size_t n = idx + 1 > ss->nr_counts * 2 ? idx + 1 : ss->nr_counts * 2;
+		struct pk_session_counts *c = realloc(ss->counts, n * sizeof(*c));
+
+		if (!c)
+			return NULL;
+		memset(c + ss->nr_counts, 0, (n - ss->nr_counts) * sizeof(*c));
+		ss->counts = c;
+		ss->nr_counts = n;
+	}
+	return &ss->counts[idx];
+}
+
+/* Feed the BUILD_ID feature's entries once (again if pipe mode replaced them). */
+static void feed_build_ids(struct pk_session *ss)
+{
+	const struct pk_features *f = pk_perfdata_features(ss->data);
+
+	if (!f || (f->build_ids == ss->fed_build_ids && f->nr_build_ids == ss->nr_fed_build_ids))
+		return;
+	for (uint32_t i = 0; i < f->nr_build_ids; i++) {
+		const struct pk_feat_build_id *b = &f->build_ids[i];
+
+		if (b->filename)
+			pk_symbols_build_id(ss->syms, b->pid, b->filename, b->build_id, b->size);
+	}
+	ss->fed_build_ids = f->build_ids;
+	ss->nr_fed_build_ids = f->nr_build_ids;
+}
+
+/* The sample_id trailer size of a kernel record (its evsel's, else the first evsel's). */
+static uint32_t trailer_size(struct pk_session *ss, const struct pk_record *r)
+{
+	const struct pk_evsel *ev = r->evsel;
+
+	if (r->hdr->type >= PK_RECORD_HEADER_ATTR)
+		return 0;
+	if (!ev && pk_perfdata_nr_evsels(ss->data))
+		ev = pk_perfdata_evsel(ss->data, 0);
+	return ev && ev->layout.sample_id_all ? ev->layout.id_trailer_size : 0;
+}
+
+/* Apply a side-band record to the symbols module. 0 or -EBADMSG. */
+static int side_band(struct pk_session *ss, const struct pk_record *r, struct pk_diag *d)
+{
+	const struct perf_event_header *h = r->hdr;
+	uint8_t cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	union pk_rec u;
+	int ret;
+
+	switch (h->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+	case PERF_RECORD_KSYMBOL:
+	case PK_RECORD_HEADER_BUILD_ID:
+		break;
+	default:
+		return 0;
+	}
+	ret = pk_rec_decode(h, h->size, trailer_size(ss, r), &u, r->file_offset, d);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret == -EBADMSG) {
+		/*
+		 * The record's frame was sound (the reader checked it); only its
+		 * payload is malformed. perf applies such records blindly; skip it
+		 * with a warning rather than give up on the whole file.
+		 */
+		char buf[1024];
+
+		pk_log(PK_LOG_WARN, "skipping %s record: %s",
+		       pk_rec_type_name(h->type) ? pk_rec_type_name(h->type) : "side-band",
+		       pk_diag_str(d, buf, sizeof(buf)));
+		pk_diag_init(d);
+		return 0;
+	}
+	if (ret < 0)
+		return ret;
+	switch (h->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2: {
+		uint32_t prot = u.mmap.prot;
+
+		/* MMAP carries no prot: perf takes it as executable unless MISC_MMAP_DATA */
+		if (!u.mmap.mmap2 && !(h->misc & PERF_RECORD_MISC_MMAP_DATA))
+			prot = PROT_EXEC | PROT_READ;
+		pk_symbols_mmap(ss->syms, (int32_t)u.mmap.pid, (int32_t)u.mmap.tid, u.mmap.start,
+				u.mmap.len, u.mmap.pgoff, u.mmap.filename, cpumode,
+				u.mmap.build_id_size ? u.mmap.build_id : NULL, u.mmap.build_id_size,
+				prot, u.mmap.flags);
+		break;
+	}
+	case PERF_RECORD_COMM:
+		pk_symbols_comm(ss->syms, (int32_t)u.comm.pid, (int32_t)u.comm.tid, u.comm.comm,
+				u.comm.exec);
+		break;
+	case PERF_RECORD_FORK:
+		pk_symbols_fork(ss->syms, (int32_t)u.task.pid, (int32_t)u.task.ppid,
+				(int32_t)u.task.tid, (int32_t)u.task.ptid, h->misc);
+		break;
+	case PERF_RECORD_EXIT:
+		pk_symbols_exit(ss->syms, (int32_t)u.task.pid, (int32_t)u.task.tid);
+		break;
+	case PERF_RECORD_KSYMBOL:
+		pk_symbols_ksymbol(ss->syms, u.ksymbol.addr, u.ksymbol.len, u.ksymbol.name,
+				   !!(u.ksymbol.flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER));
+		break;
+	case PK_RECORD_HEADER_BUILD_ID:
+		if (u.build_id.filename)
+			pk_symbols_build_id(ss->syms, u.build_id.pid, u.build_id.filename,
+					    u.build_id.build_id, u.build_id.size);
+		break;
+	}
+	return 0;
+}
+
+static int handle_sample(struct run_ctx *rc, const struct pk_record *r)
+{
+	struct pk_session *ss = rc->ss;
+	const struct pk_sample *s = &r->sample;
+	const struct pk_evsel *ev = r->evsel;
+	struct pk_session_counts *cnt;
+	struct pk_rsample rs;
+	int32_t pid = -1, tid = -1;
+	int ret;
+
+	if (!ev)
+		return 0;   /* no attr matches the id: perf skips it too */
+	cnt = counts_for(ss, (size_t)ev->idx);
+	if (!cnt)
+		return pk_diag_fail(rc->d, -ENOMEM, "out of memory");
+	memset(&rs, 0, sizeof(rs));
+	rs.rec = r;
+	rs.evsel = ev;
+	rs.s = s;
+	/* perf's evsel__parse_sample: the attr's fixed period when the sample carries none */
+	if (s->present & PERF_SAMPLE_PERIOD)
+		rs.period = s->period;
+	else if (!ev->attr.attr.freq && ev->attr.attr.sample_period)
+		rs.period = ev->attr.attr.sample_period;
+	else
+		rs.period = 1;
+	cnt->nr_samples++;
+	cnt->total_period += rs.period;
+	if (s->present & PERF_SAMPLE_TID) {
+		pid = (int32_t)s->pid;
+		tid = (int32_t)s->tid;
+	}
+	rs.thread = pk_symbols_thread(ss->syms, pid, tid);
+	if (!rs.thread)
+		return pk_diag_fail(rc->d, -ENOMEM, "out of memory");
+	if (ss->filter.active && !pk_filter_match_early(&ss->filter, s, rs.thread))
+		goto filtered;
+	rs.cpumode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	if (s->present & PERF_SAMPLE_IP) {
+		pk_symbols_resolve(ss->syms, rs.thread, rs.cpumode, s->ip, &rs.self);
+	} else {
+		rs.self.cpumode = rs.cpumode;
+	}
+	if (ss->filter.need_symbols && !pk_filter_match_loc(&ss->filter, &rs.self))
+		goto filtered;
+	ret = pk_callchain_build(ss->syms, rs.thread, s,
+				 !!(ev->attr.attr.branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK),
+				 ss->opts.max_stack, &ss->frames);
+	if (ret < 0)
+		return pk_diag_fail(rc->d, ret, "out of memory");
+	rs.nr_frames = ss->frames.nr;
+	rs.frames = ss->frames.v;
+	return rc->on_sample ? rc->on_sample(rc->ctx, &rs) : 0;
+filtered:
+	cnt->nr_filtered++;
+	cnt->filtered_period += rs.period;
+	return 0;
+}
+
+static int on_record(void *ctx, const struct pk_record *r)
+{
+	struct run_ctx *rc = ctx;
+	struct pk_session *ss = rc->ss;
+	int ret;
+
+	if (ss->opts.progress) {
+		uint64_t pos = pk_perfdata_position(ss->data);
+
+		if (pos >= rc->next_progress) {
+			ss->opts.progress(ss->opts.progress_ctx, pos, pk_perfdata_size(ss->data));
+			rc->next_progress = pos + PROGRESS_STEP;
+		}
+	}
+	if (r->hdr->type == PERF_RECORD_SAMPLE) {
+		if (rc->on_record && (ret = rc->on_record(rc->ctx, r)) != 0)
+			return ret;
+		return handle_sample(rc, r);
+	}
+	ret = side_band(ss, r, rc->d);
+	if (ret < 0)
+		return ret;
+	if (r->hdr->type >= PK_RECORD_HEADER_ATTR)
+		feed_build_ids(ss);
+	return rc->on_record ? rc->on_record(rc->ctx, r) : 0;
+}
+
+int pk_session_run(struct pk_session *ss, pk_rsample_fn on_sample, pk_record_fn on_record_fn,
+		   void *ctx, struct pk_diag *d)
+{
+	struct run_ctx rc = {
+		.ss = ss, .on_sample = on_sample, .on_record = on_record_fn, .ctx = ctx, .d = d,
+	};
+	size_t n = pk_perfdata_nr_evsels(ss->data);
+
+	if (n && !counts_for(ss, n - 1))
+		return pk_diag_fail(d, -ENOMEM, "out of memory");
+	feed_build_ids(ss);
+	return pk_perfdata_foreach(ss->data, on_record, &rc, d);
+}

@@ -1,0 +1,199 @@
+/*
+ * Private structures of the symbols module: the session (machine), DSOs with
+ * their sorted symbol tables, maps with perf's map_ip rule, threads with
+ * address spaces shared by the threads of a process, and a string arena.
+ * Nothing here is freed before pk_symbols_free(), so pointers handed out
+ * (threads, maps, DSOs, symbols, names) stay valid for the session.
+ */
+#ifndef PK_SYMBOLS_INTERNAL_H
+#define PK_SYMBOLS_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <perfkit/symbols.h>
+
+/* ---- string arena ------------------------------------------------------- */
+
+struct sym_arena_block;
+
+struct sym_arena {
+	struct sym_arena_block *head;
+};
+
+void sym_arena_release(struct sym_arena *a);
+void *sym_arena_alloc(struct sym_arena *a, size_t n);
+const char *sym_arena_strndup(struct sym_arena *a, const char *s, size_t n);
+const char *sym_arena_strdup(struct sym_arena *a, const char *s);
+
+/* ---- symbol tables ------------------------------------------------------ */
+
+/* A symbol being collected before the table is sorted and fixed up. */
+struct sym_raw {
+	uint64_t start, end;
+	const char *name;     /* arena string */
+	uint32_t idx;         /* insertion order: ties keep it, as perf's rb-tree does */
+	uint8_t bind, type;
+};
+
+struct sym_rawvec {
+	struct sym_raw *v;
+	size_t n, cap;
+};
+
+int sym_rawvec_push(struct sym_rawvec *rv, uint64_t start, uint64_t size, const char *name,
+		    uint8_t bind, uint8_t type);
+void sym_rawvec_release(struct sym_rawvec *rv);
+/* Sort by start (stable), then perf's fixups: end of zero-sized symbols, duplicates. */
+void sym_rawvec_sort(struct sym_rawvec *rv);
+void sym_fixup_end(struct sym_rawvec *rv, int is_kallsyms);
+void sym_fixup_duplicate(struct sym_rawvec *rv);
+
+/* ---- DSOs ---------------------------------------------------------------- */
+
+enum sym_dso_kind {
+	SYM_DSO_USER,       /* ELF file (or missing file) */
+	SYM_DSO_KERNEL,     /* [kernel.kallsyms] */
+	SYM_DSO_MODULE,     /* [modname] */
+	SYM_DSO_PERFMAP,    /* /tmp/perf-PID.map (JIT) */
+	SYM_DSO_NODSO,      /* //anon, [heap], [stack...] without exec: no symbols */
+	SYM_DSO_KSYM,       /* KSYMBOL: BPF program or out-of-line code */
+	SYM_DSO_VDSO,       /* [vdso] */
+};
+
+struct sym_load {       /* a PT_LOAD of the runtime ELF: file offset <-> link vaddr */
+	uint64_t off, vaddr, size;
+};
+
+struct sym_dso {
+	struct pk_dso pub;       /* first: pk_dso pointers cast back */
+	enum sym_dso_kind kind;
+	struct pk_sym *syms;     /* sorted by start, non-overlapping starts */
+	size_t nr_syms;
+	struct sym_load *loads;  /* PT_LOADs of the runtime file (srcline vaddr) */
+	size_t nr_loads;
+	const char *dwarf_file;  /* file with .debug_info, NULL unknown */
+	void *dwarf;             /* Dwarf * (srcline.c) */
+	int dwarf_fd;
+	uint8_t dwarf_tried;
+	struct sym_dso *hnext;   /* dso table chain */
+	struct sym_dso *next;    /* all DSOs */
+};
+
+/* ---- maps and threads --------------------------------------------------- */
+
+struct sym_map {
+	struct pk_map pub;       /* first */
+	uint8_t identity;        /* map_ip(ip) = ip (kernel, anon, JIT) */
+};
+
+struct sym_maps {
+	struct sym_map **v;      /* sorted by start, non-overlapping */
+	size_t n, cap;
+	struct sym_maps *next;   /* all map groups */
+};
+
+struct sym_thread {
+	struct pk_thread pub;    /* first */
+	struct sym_maps *maps;
+	uint8_t comm_set;
+	struct sym_thread *hnext;  /* tid hash chain (live threads only) */
+	struct sym_thread *next;   /* all threads ever made */
+};
+
+struct sym_cache_ent {
+	const struct sym_dso *dso;   /* NULL: empty slot */
+	uint64_t addr;
+	const struct pk_sym *sym;
+};
+
+struct pk_symbols {
+	struct pk_symbols_opts opts;
+	char *kallsyms_path, *symfs, *tmp_dir, *home, *osrelease;
+	struct sym_arena arena;
+	struct sym_dso **dso_hash;    /* by name */
+	size_t dso_hash_size;
+	struct sym_dso *dsos;
+	size_t nr_dsos;
+	struct sym_thread **thr_hash; /* by tid */
+	size_t thr_hash_size, nr_threads;
+	struct sym_thread *threads;
+	struct sym_maps *all_maps;
+	struct sym_maps *kmaps;
+	struct sym_dso *kernel;       /* [kernel.kallsyms] once known */
+	struct sym_map *kernel_map;
+	uint64_t kernel_ref_addr;     /* _text address from the kernel MMAP (pgoff), 0 unknown */
+	int kallsyms_ok;              /* -1 not decided, 0 no, 1 yes */
+	struct sym_cache_ent *cache;
+	size_t cache_size, cache_used;
+	uint64_t nr_lookups;
+	void *srcline_cache;          /* srcline.c */
+	void **old_arrays;            /* replaced symbol arrays kept alive */
+	size_t nr_old, cap_old;
+};
+
+/* machine.c */
+struct sym_maps *sym_maps_new(struct pk_symbols *s);
+struct sym_map *sym_maps_find(const struct sym_maps *m, uint64_t ip);
+int sym_maps_insert(struct pk_symbols *s, struct sym_maps *m, struct sym_map *map);
+void sym_maps_remove(struct sym_maps *m, struct sym_map *map);
+uint64_t sym_map_ip(const struct sym_map *m, uint64_t ip);
+void sym_cache_clear(struct pk_symbols *s);
+int sym_keep_old(struct pk_symbols *s, void *p);
+
+/* dso.c */
+struct sym_dso *sym_dso_find(struct pk_symbols *s, const char *name);
+struct sym_dso *sym_dso_findnew(struct pk_symbols *s, const char *name, enum sym_dso_kind kind);
+void sym_dso_set_short(struct pk_symbols *s, struct sym_dso *d, const char *short_name);
+void sym_dso_load(struct pk_symbols *s, struct sym_dso *d);
+const struct pk_sym *sym_dso_find_sym(const struct sym_dso *d, uint64_t addr);
+int sym_dso_set_syms(struct pk_symbols *s, struct sym_dso *d, struct sym_rawvec *rv);
+void sym_dso_free_all(struct pk_symbols *s);
+/* Insert one symbol into a loaded DSO (KSYMBOL). */
+int sym_dso_insert_sym(struct pk_symbols *s, struct sym_dso *d, uint64_t start, uint64_t len,
+		       const char *name);
+void sym_dso_remove_sym(struct pk_symbols *s, struct sym_dso *d, uint64_t addr);
+
+/* elf_syms.c */
+/* Load .symtab/.dynsym (+PLT) of @d from its best symbol source. 0 or -errno. */
+int sym_elf_load(struct pk_symbols *s, struct sym_dso *d);
+/* Read the GNU build-id note of an ELF file. Returns its size (>0) or -errno. */
+int sym_elf_read_build_id(const char *path, uint8_t *bid, size_t max);
+
+/* debug_find.c */
+/*
+ * Candidate files for @d's symbols in perf's order (debuglink, build-id
+ * cache, /usr/lib/debug variants, the binary itself). Calls @fn for each path
+ * that exists as a regular file until it returns nonzero.
+ */
+int sym_debug_candidates(struct pk_symbols *s, const struct sym_dso *d,
+			 int (*fn)(void *arg, const char *path, int is_binary), void *arg);
+/* The .gnu_debuglink name of an ELF file into @out. 0 or -errno. */
+int sym_read_debuglink(const char *path, char *out, size_t sz);
+
+/* kallsyms.c */
+typedef int (*sym_kallsyms_fn)(void *arg, const char *name, char type, uint64_t start);
+/* Parse /proc/kallsyms text (perf's kallsyms__parse rules). 0 or the callback's nonzero. */
+int sym_kallsyms_parse(const char *buf, size_t len, sym_kallsyms_fn fn, void *arg);
+int sym_kallsyms_load(struct pk_symbols *s);
+
+/* perfmap.c */
+typedef int (*sym_perfmap_fn)(void *arg, uint64_t start, uint64_t size, const char *name,
+			      size_t name_len);
+/* Parse perf-<pid>.map text ("START SIZE name" hex per line). Returns entries or <0. */
+int sym_perfmap_parse(const char *buf, size_t len, sym_perfmap_fn fn, void *arg);
+int sym_perfmap_load(struct pk_symbols *s, struct sym_dso *d);
+
+/* demangle.c */
+/* perf's demangling of a symbol name (C++, Rust legacy and v0); malloc'd or NULL. */
+char *sym_demangle(const char *name);
+
+/* vdso.c */
+/* A malloc'd copy of this process's vdso image. 0 or -errno. */
+int sym_vdso_image(void **image, size_t *size);
+/* The file was recorded on this machine's kernel (same osrelease, or unknown). */
+int sym_vdso_same_kernel(const struct pk_symbols *s);
+
+/* srcline.c */
+void sym_srcline_free_all(struct pk_symbols *s);
+
+#endif
