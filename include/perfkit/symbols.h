@@ -8,8 +8,12 @@
  *    build-id (~/.debug/.build-id, /usr/lib/debug/.build-id) or
  *    .gnu_debuglink next to the binary or under /usr/lib/debug;
  *  - /proc/kallsyms for the kernel when the recorded kernel is this one
- *    (same osrelease), otherwise kernel addresses stay unresolved;
+ *    (same osrelease), otherwise kernel addresses stay unresolved (with no
+ *    kernel build-id in the file, this kernel's kallsyms still bound the
+ *    kernel map, as perf 6.1 does);
  *  - /tmp/perf-<pid>.map files for JIT code;
+ *  - for "[vdso]" without a saved copy, this process's own vdso image when
+ *    the file was recorded on this kernel (or its build-id matches);
  * with C++ and Rust names demangled, and, on request, inline frames and
  * source lines from DWARF through libdw.
  *
@@ -119,6 +123,15 @@ PK_API void pk_symbols_mmap(struct pk_symbols *s, int32_t pid, int32_t tid, uint
 /* A build-id from the BUILD_ID feature or a HEADER_BUILD_ID record (pid -1 = kernel). */
 PK_API void pk_symbols_build_id(struct pk_symbols *s, int32_t pid, const char *filename,
 				const uint8_t *build_id, uint8_t size);
+/*
+ * The same with the entry's header @misc: as in perf 6.1, an entry whose
+ * cpumode is PERF_RECORD_MISC_KERNEL or _GUEST_KERNEL makes a kernel module
+ * path ("/lib/modules/.../x.ko") a module DSO named by that path (what perf
+ * script prints) with short name "[x]"; a module whose entry is user-space
+ * (or absent) is named "[x]". pk_symbols_build_id() takes pid -1 as kernel.
+ */
+PK_API void pk_symbols_build_id_misc(struct pk_symbols *s, int32_t pid, uint16_t misc,
+				     const char *filename, const uint8_t *build_id, uint8_t size);
 /* KSYMBOL: a BPF program or out-of-line kernel code [addr, addr+len) named @name. */
 PK_API void pk_symbols_ksymbol(struct pk_symbols *s, uint64_t addr, uint32_t len, const char *name,
 			       int unregister);

@@ -54,11 +54,19 @@ static uint32_t rp_node_child(struct pk_report *r, uint32_t parent, const struct
 	int found;
 
 	rp_fkey(l, &fa, &fb);
+	if (r->nodes[parent].last_child != UINT32_MAX) {
+		const struct rp_node *c = &r->nodes[r->nodes[parent].last_child];
+
+		if (l->sym ? c->sym == l->sym : (!c->sym && c->dso == l->dso && c->ip == l->ip))
+			return r->nodes[parent].last_child;
+	}
 	v = rp_map_get(&r->trie, parent, fa, fb, &found, (uint32_t)r->nr_nodes);
 	if (!v)
 		return UINT32_MAX;
-	if (found)
+	if (found) {
+		r->nodes[parent].last_child = *v;
 		return *v;
+	}
 	if (r->nr_nodes == r->cap_nodes) {
 		size_t ncap = r->cap_nodes * 2;
 		struct rp_node *nn = realloc(r->nodes, ncap * sizeof(*nn));
@@ -67,9 +75,12 @@ static uint32_t rp_node_child(struct pk_report *r, uint32_t parent, const struct
 			return UINT32_MAX;
 		r->nodes = nn;
 		r->cap_nodes = ncap;
+		rp_hugepage_advise(nn, ncap * sizeof(*nn));
 	}
 	r->nodes[r->nr_nodes] = (struct rp_node){ .parent = parent, .depth = r->nodes[parent].depth + 1,
-		.sym = l->sym, .dso = l->dso, .ip = l->ip };
+		.sym = l->sym, .dso = l->dso, .ip = l->ip, .last_child = UINT32_MAX,
+		.last_pair = UINT32_MAX };
+	r->nodes[parent].last_child = (uint32_t)r->nr_nodes;
 	return (uint32_t)r->nr_nodes++;
 }
 
@@ -85,6 +96,7 @@ int rp_path_intern(struct pk_report *r, const struct pk_rsample *rs)
 		if (!r->nodes)
 			return -ENOMEM;
 		r->nr_nodes = 1;                /* node 0: the root, the empty chain */
+		r->nodes[0].last_child = r->nodes[0].last_pair = UINT32_MAX;
 	}
 	if (r->cg_order == PK_CG_CALLER) {
 		/* leaf-first trie: the chain of frame i is frames i..0, caller to callee */
@@ -107,16 +119,27 @@ int rp_path_intern(struct pk_report *r, const struct pk_rsample *rs)
 	return 0;
 }
 
-int rp_pair_add(struct pk_report *r, uint32_t entry, uint32_t node, uint64_t period)
+int rp_pair_add(struct pk_report *r, uint32_t entry, uint32_t node, uint64_t period, uint32_t *idx)
 {
 	uint32_t *v;
 	int found;
 
+	if (r->nodes && r->nodes[node].last_pair != UINT32_MAX &&
+	    r->pairs[r->nodes[node].last_pair].entry == entry) {
+		r->pairs[r->nodes[node].last_pair].period += period;
+		if (idx)
+			*idx = r->nodes[node].last_pair;
+		return 0;
+	}
 	v = rp_map_get(&r->pair_idx, entry, node, 0, &found, (uint32_t)r->nr_pairs);
 	if (!v)
 		return -ENOMEM;
 	if (found) {
 		r->pairs[*v].period += period;
+		if (idx)
+			*idx = *v;
+		if (r->nodes)
+			r->nodes[node].last_pair = *v;
 		return 0;
 	}
 	if (r->nr_pairs == r->cap_pairs) {
@@ -127,7 +150,12 @@ int rp_pair_add(struct pk_report *r, uint32_t entry, uint32_t node, uint64_t per
 			return -ENOMEM;
 		r->pairs = np;
 		r->cap_pairs = ncap;
+		rp_hugepage_advise(np, ncap * sizeof(*np));
 	}
+	if (idx)
+		*idx = (uint32_t)r->nr_pairs;
+	if (r->nodes)
+		r->nodes[node].last_pair = (uint32_t)r->nr_pairs;
 	r->pairs[r->nr_pairs++] = (struct rp_pair){ entry, node, period };
 	return 0;
 }

@@ -70,13 +70,16 @@ static int rp_child_frame(struct pk_report *r, const struct pk_rsample *rs, stru
 	e->acc += rs->period;
 	e->nr_acc++;
 	if (r->use_callchain) {
-		uint32_t depth = r->nodes[r->scratch_node[i]].depth;
+		uint32_t depth = r->nodes[r->scratch_node[i]].depth, pair;
+		int err;
 
 		if (depth > e->max_depth)
 			e->max_depth = depth;
-		return rp_pair_add(r, ei, r->scratch_node[i], rs->period);
+		if ((err = rp_pair_add(r, ei, r->scratch_node[i], rs->period, &pair)))
+			return err;
+		return rp_memo_op(r, ei, pair, RP_MEMO_ACC);
 	}
-	return 0;
+	return rp_memo_op(r, ei, UINT32_MAX, RP_MEMO_ACC);
 }
 
 int rp_children_add(struct pk_report *r, const struct pk_rsample *rs, const struct rp_keyctx *self,

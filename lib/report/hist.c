@@ -104,6 +104,7 @@ void pk_report_free(struct pk_report *r)
 	free(r->hists);
 	free(r->scratch_ent);
 	free(r->scratch_node);
+	rp_memo_release(&r->memo);
 	rp_map_release(&r->srcline_cache);
 	free(r->rows_text);
 	free(r->fcache);
@@ -140,6 +141,7 @@ static void rp_decide(struct pk_report *r, int has_callchain)
 	}
 	r->use_callchain = r->cg_mode != PK_CG_NONE;
 	r->cg_order = r->o.cg_order_set ? r->o.cg_order : (r->children ? PK_CG_CALLER : PK_CG_CALLEE);
+	r->memo_ok = rp_memo_usable(r);
 }
 
 void rp_report_decide(struct pk_report *r, const struct pk_evsel *ev)
@@ -238,6 +240,7 @@ uint32_t rp_entry_get(struct pk_report *r, const struct rp_keyctx *c)
 			return UINT32_MAX;
 		r->ent = ne;
 		r->cap_ent = ncap;
+		rp_hugepage_advise(ne, ncap * sizeof(*ne));
 	}
 	{
 		struct rp_entry *e = &r->ent[r->nr_ent];
@@ -320,12 +323,47 @@ static int rp_add_branches(struct pk_report *r, struct rp_hists *h, const struct
 	return 0;
 }
 
+/* Everything one sample adds, with every lookup (see memo.c for the shortcut). */
+static int rp_add_full(struct pk_report *r, const struct pk_rsample *rs, const struct rp_keyctx *c)
+{
+	struct rp_entry *e;
+	uint32_t ei, pair = UINT32_MAX;
+	int err;
+
+	ei = rp_entry_get(r, c);
+	if (ei == UINT32_MAX)
+		return -ENOMEM;
+	e = &r->ent[ei];
+	e->self += rs->period;
+	e->nr_self++;
+	if (r->children) {
+		e->acc += rs->period;
+		e->nr_acc++;
+	}
+	if (!r->use_callchain && !r->children)
+		return 0;
+	err = rp_path_intern(r, rs);
+	if (err)
+		return err;
+	if (r->use_callchain) {
+		if (rs->nr_frames > e->max_depth)
+			e->max_depth = rs->nr_frames;
+		err = rp_pair_add(r, ei, rs->nr_frames ? r->scratch_node[rs->nr_frames] : 0, rs->period,
+				  &pair);
+		if (err)
+			return err;
+	}
+	if ((err = rp_memo_op(r, ei, pair, RP_MEMO_SELF | (r->children ? RP_MEMO_ACC : 0))))
+		return err;
+	if (r->children && rs->nr_frames)
+		return rp_children_add(r, rs, c, ei);
+	return 0;
+}
+
 int pk_report_add(struct pk_report *r, const struct pk_rsample *rs)
 {
 	struct rp_keyctx c = { .rs = rs, .loc = &rs->self, .self = 1 };
 	struct rp_hists *h;
-	struct rp_entry *e;
-	uint32_t ei;
 	int err;
 
 	if (!r->decided)
@@ -354,31 +392,18 @@ int pk_report_add(struct pk_report *r, const struct pk_rsample *rs)
 		if (c.parent_id == UINT32_MAX)
 			return -ENOMEM;
 	}
-	ei = rp_entry_get(r, &c);
-	if (ei == UINT32_MAX)
-		return -ENOMEM;
-	e = &r->ent[ei];
-	e->self += rs->period;
-	e->nr_self++;
-	if (r->children) {
-		e->acc += rs->period;
-		e->nr_acc++;
-	}
-	if (!r->use_callchain && !r->children)
-		return 0;
-	err = rp_path_intern(r, rs);
-	if (err)
-		return err;
-	if (r->use_callchain) {
-		if (rs->nr_frames > e->max_depth)
-			e->max_depth = rs->nr_frames;
-		err = rp_pair_add(r, ei, rs->nr_frames ? r->scratch_node[rs->nr_frames] : 0, rs->period);
-		if (err)
+	if (r->memo_ok && rs->nr_frames) {
+		int hit;
+
+		if ((err = rp_memo_begin(r, rs, c.comm_id, &hit)))
 			return err;
+		if (hit)
+			return 0;
+		err = rp_add_full(r, rs, &c);
+		rp_memo_end(r);
+		return err;
 	}
-	if (r->children && rs->nr_frames)
-		return rp_children_add(r, rs, &c, ei);
-	return 0;
+	return rp_add_full(r, rs, &c);
 }
 
 /* ---- output order ---------------------------------------------------------- */

@@ -111,6 +111,9 @@ struct rp_node {
 	const struct pk_sym *sym;
 	const struct pk_dso *dso;
 	uint64_t ip;                /* raw address, printed when sym is NULL */
+	/* one-entry caches that spare most hash lookups (UINT32_MAX: empty) */
+	uint32_t last_child;        /* the child this node was last asked for */
+	uint32_t last_pair;         /* the pair this node last reached */
 };
 
 struct rp_hists {               /* per evsel */
@@ -118,6 +121,35 @@ struct rp_hists {               /* per evsel */
 	uint64_t nr_samples, total_period;
 	int has_callchain;
 	int used;
+};
+
+/* table.c: huge pages for big, randomly probed tables */
+void rp_hugepage_advise(void *p, size_t len);
+
+/* memo.c: the stack memo (see there) */
+enum { RP_MEMO_SELF = 1, RP_MEMO_ACC = 2 };
+struct rp_memo_op {
+	uint32_t entry, pair;       /* pair UINT32_MAX: none */
+	uint32_t kind;              /* RP_MEMO_SELF | RP_MEMO_ACC */
+};
+struct rp_memo_stack {
+	uint64_t hash;
+	size_t key_first, op_first;
+	uint32_t key_n, op_n;
+};
+struct rp_memo {
+	uint32_t *slots;            /* stack index + 1, 0 empty */
+	size_t mask;
+	struct rp_memo_stack *stacks;
+	size_t nr, cap;
+	uint64_t *keys;             /* the stacks' key words, back to back */
+	size_t nr_keys, cap_keys;
+	struct rp_memo_op *ops;
+	size_t nr_ops, cap_ops;
+	uint64_t *kbuf;             /* the current sample's key */
+	size_t kcap;
+	size_t cur;                 /* stack being recorded */
+	int recording;
 };
 
 struct pk_report {
@@ -166,6 +198,8 @@ struct pk_report {
 	 */
 	int frame_cache_ok, fcache_decided;
 	struct rp_fcache { uint64_t a, b, c; uint32_t entry, valid; } *fcache;
+	int memo_ok;                /* the stack memo applies to this report's keys */
+	struct rp_memo memo;
 	char *rows_text;            /* storage behind pk_report_rows() keys */
 	int oom;
 };
@@ -197,10 +231,24 @@ uint32_t *rp_sorted_entries(struct pk_report *r, uint32_t evsel, size_t *n);
 int rp_children_add(struct pk_report *r, const struct pk_rsample *rs, const struct rp_keyctx *c,
 		    uint32_t self_entry);
 
+/* memo.c */
+int rp_memo_usable(const struct pk_report *r);
+/*
+ * Look the sample's stack up: on a hit its recorded operations were replayed
+ * (*hit = 1, nothing else to do); on a miss the stack is registered and the
+ * operations of the full path must be reported with rp_memo_op() until
+ * rp_memo_end().
+ */
+int rp_memo_begin(struct pk_report *r, const struct pk_rsample *rs, uint32_t comm_id, int *hit);
+int rp_memo_op(struct pk_report *r, uint32_t entry, uint32_t pair, unsigned kind);
+void rp_memo_end(struct pk_report *r);
+void rp_memo_release(struct rp_memo *m);
+
 /* callgraph.c */
 /* Intern the call path of @rs in the trie in the report's order; node per frame into scratch_node. */
 int rp_path_intern(struct pk_report *r, const struct pk_rsample *rs);
-int rp_pair_add(struct pk_report *r, uint32_t entry, uint32_t node, uint64_t period);
+/* Add @period to (entry, node); the pair's index into *@idx when @idx is not NULL. */
+int rp_pair_add(struct pk_report *r, uint32_t entry, uint32_t node, uint64_t period, uint32_t *idx);
 /* Group pairs by entry (sets chain_first/chain_n); call once before printing chains. */
 int rp_pairs_group(struct pk_report *r, uint32_t **order);
 void rp_callgraph_print(struct pk_report *r, const struct rp_entry *e, const uint32_t *pair_order,

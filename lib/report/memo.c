@@ -1,0 +1,202 @@
+/*
+ * The stack memo: most samples of a profile repeat a stack seen before
+ * (a 1.2M-sample system-wide file has ~50k distinct stacks), and when the
+ * sort keys are only comm, dso and sym, everything a sample adds to the
+ * histogram follows from (event, comm, sampled location, call-chain frames).
+ * The first sample of each distinct stack runs the full path (entry
+ * lookups, trie, children, pairs) and records what it touched as a list of
+ * operations; later samples of the same stack find it with one hash over the
+ * frames and replay the list, adding their period without any other lookup.
+ *
+ * Key words: [event, comm, cpumode, self a, self b, frame a, frame b, ...]
+ * where a location's (a, b) is (symbol, 0) or (DSO | 1, ip), the same
+ * identity the trie and the frame cache use.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+/* Stacks deeper than this are not memoized (rare; they take the full path). */
+#define RP_MEMO_MAX_FRAMES 512
+
+static inline void rp_loc_key(const struct pk_location *l, uint64_t *a, uint64_t *b)
+{
+	if (l->sym) {
+		*a = (uintptr_t)l->sym;
+		*b = 0;
+	} else {
+		*a = (uintptr_t)l->dso | 1;
+		*b = l->ip;
+	}
+}
+
+static size_t rp_memo_key(struct pk_report *r, const struct pk_rsample *rs, uint32_t comm_id,
+			  uint64_t *k)
+{
+	size_t n = 0;
+
+	k[n++] = (uint64_t)(rs->evsel ? rs->evsel->idx : 0) << 32 | comm_id;
+	k[n++] = rs->cpumode;
+	rp_loc_key(&rs->self, &k[n], &k[n + 1]);
+	n += 2;
+	for (uint32_t i = 0; i < rs->nr_frames; i++, n += 2)
+		rp_loc_key(&rs->frames[i], &k[n], &k[n + 1]);
+	return n;
+}
+
+static uint64_t rp_memo_hash(const uint64_t *k, size_t n)
+{
+	uint64_t h = 0x51ed270b27f9a4c3ULL ^ n;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ k[i]) * 0x9e3779b97f4a7c15ULL;
+	return rp_mix(h);
+}
+
+int rp_memo_usable(const struct pk_report *r)
+{
+	if (r->branch_mode || r->has_parent_key || !r->children)
+		return 0;
+	for (int i = 0; i < r->nr_keys; i++)
+		if (r->keys[i]->id != RP_K_COMM && r->keys[i]->id != RP_K_DSO && r->keys[i]->id != RP_K_SYM)
+			return 0;
+	return 1;
+}
+
+static int rp_memo_grow(struct rp_memo *m)
+{
+	size_t ncap = m->mask ? (m->mask + 1) * 2 : 4096;
+	uint32_t *ns = calloc(ncap, sizeof(*ns));
+
+	if (!ns)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nr; i++) {
+		size_t j = m->stacks[i].hash & (ncap - 1);
+
+		while (ns[j])
+			j = (j + 1) & (ncap - 1);
+		ns[j] = (uint32_t)i + 1;
+	}
+	free(m->slots);
+	m->slots = ns;
+	m->mask = ncap - 1;
+	return 0;
+}
+
+static void rp_memo_replay(struct pk_report *r, const struct rp_memo_stack *st, uint64_t period)
+{
+	const struct rp_memo_op *op = &r->memo.ops[st->op_first];
+
+	for (uint32_t i = 0; i < st->op_n; i++, op++) {
+		struct rp_entry *e = &r->ent[op->entry];
+
+		if (op->kind & RP_MEMO_SELF) {
+			e->self += period;
+			e->nr_self++;
+		}
+		if (op->kind & RP_MEMO_ACC) {
+			e->acc += period;
+			e->nr_acc++;
+		}
+		if (op->pair != UINT32_MAX)
+			r->pairs[op->pair].period += period;
+	}
+}
+
+int rp_memo_begin(struct pk_report *r, const struct pk_rsample *rs, uint32_t comm_id, int *hit)
+{
+	struct rp_memo *m = &r->memo;
+	size_t n, i;
+	uint64_t h;
+
+	*hit = 0;
+	m->recording = 0;
+	if (rs->nr_frames > RP_MEMO_MAX_FRAMES)
+		return 0;
+	n = 4 + 2 * (size_t)rs->nr_frames;
+	if (n > m->kcap) {
+		uint64_t *nk = realloc(m->kbuf, n * 2 * sizeof(*nk));
+
+		if (!nk)
+			return -ENOMEM;
+		m->kbuf = nk;
+		m->kcap = n * 2;
+	}
+	n = rp_memo_key(r, rs, comm_id, m->kbuf);
+	h = rp_memo_hash(m->kbuf, n);
+	if ((m->nr + 1) * 2 > m->mask + 1 && rp_memo_grow(m))
+		return -ENOMEM;
+	for (i = h & m->mask; m->slots[i]; i = (i + 1) & m->mask) {
+		const struct rp_memo_stack *st = &m->stacks[m->slots[i] - 1];
+
+		if (st->hash == h && st->key_n == n &&
+		    !memcmp(&m->keys[st->key_first], m->kbuf, n * sizeof(uint64_t))) {
+			rp_memo_replay(r, st, rs->period);
+			*hit = 1;
+			return 0;
+		}
+	}
+	/* a new stack: remember its key, record the operations of the full path */
+	if (m->nr == m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 4096;
+		struct rp_memo_stack *ns = realloc(m->stacks, ncap * sizeof(*ns));
+
+		if (!ns)
+			return -ENOMEM;
+		m->stacks = ns;
+		m->cap = ncap;
+	}
+	if (m->nr_keys + n > m->cap_keys) {
+		size_t ncap = (m->nr_keys + n) * 2;
+		uint64_t *nk = realloc(m->keys, ncap * sizeof(*nk));
+
+		if (!nk)
+			return -ENOMEM;
+		m->keys = nk;
+		m->cap_keys = ncap;
+	}
+	memcpy(&m->keys[m->nr_keys], m->kbuf, n * sizeof(uint64_t));
+	m->stacks[m->nr] = (struct rp_memo_stack){ .hash = h, .key_first = m->nr_keys,
+		.key_n = (uint32_t)n, .op_first = m->nr_ops, .op_n = 0 };
+	m->nr_keys += n;
+	m->slots[i] = (uint32_t)m->nr + 1;
+	m->cur = m->nr++;
+	m->recording = 1;
+	return 0;
+}
+
+int rp_memo_op(struct pk_report *r, uint32_t entry, uint32_t pair, unsigned kind)
+{
+	struct rp_memo *m = &r->memo;
+
+	if (!m->recording)
+		return 0;
+	if (m->nr_ops == m->cap_ops) {
+		size_t ncap = m->cap_ops ? m->cap_ops * 2 : 16384;
+		struct rp_memo_op *no = realloc(m->ops, ncap * sizeof(*no));
+
+		if (!no)
+			return -ENOMEM;
+		m->ops = no;
+		m->cap_ops = ncap;
+	}
+	m->ops[m->nr_ops++] = (struct rp_memo_op){ entry, pair, kind };
+	m->stacks[m->cur].op_n++;
+	return 0;
+}
+
+void rp_memo_end(struct pk_report *r)
+{
+	r->memo.recording = 0;
+}
+
+void rp_memo_release(struct rp_memo *m)
+{
+	free(m->slots);
+	free(m->stacks);
+	free(m->keys);
+	free(m->ops);
+	free(m->kbuf);
+	memset(m, 0, sizeof(*m));
+}
