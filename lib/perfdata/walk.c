@@ -341,5 +341,15 @@ int pk_perfdata_foreach(struct pk_perfdata *p, pk_record_fn fn, void *ctx, struc
 	}
 	if (!r && p->opts.ordered)
 		r = pk_perfdata_order_flush(p, UINT64_MAX, d);
+	else if (r < 0 && p->opts.ordered) {
+		/* corrupt input: still deliver what was queued before it, keep the first error */
+		struct pk_diag later;
+		int r2;
+
+		pk_diag_init(&later);
+		r2 = pk_perfdata_order_flush(p, UINT64_MAX, &later);
+		if (r2 > 0)
+			r = r2;
+	}
 	return r;
 }
