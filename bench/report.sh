@@ -60,21 +60,12 @@ size=$(stat -c %s "$BIG")
 samples=$(perf report --stats -i "$BIG" 2>/dev/null | awk '/SAMPLE events/ { print $3; exit }')
 echo "input: $BIG, $((size / 1048576)) MiB, $samples samples (perf record -e cpu-clock -a -g -F 20000, busy mixed workload)"
 
-# A fold of perf script output: the real stackcollapse-perf.pl if present,
-# else an awk equivalent (comm;caller;...;leaf COUNT).
-FOLD=$(command -v stackcollapse-perf.pl || find / -name stackcollapse-perf.pl -not -path '/proc/*' 2>/dev/null | head -1 || true)
+# A fold of perf script output: the real stackcollapse-perf.pl if installed,
+# else the tests' Perl implementation of its rules (same language, same work).
+FOLD=$(command -v stackcollapse-perf.pl || true)
 if [ -z "$FOLD" ]; then
-	FOLD="$TMP/fold.sh"
-	cat >"$FOLD" <<'AWK'
-#!/bin/sh
-exec awk '
-	/^[^ \t#]/ { comm = $1; n = 0; next }
-	/^[ \t]+[0-9a-f]+ / { sym = $2; if (sym == "") sym = "[unknown]"; stack[n++] = sym; next }
-	/^$/ { if (comm != "") { s = comm; for (i = n - 1; i >= 0; i--) s = s ";" stack[i]; cnt[s]++ } comm = ""; n = 0 }
-	END { for (s in cnt) print s, cnt[s] }'
-AWK
-	chmod +x "$FOLD"
-	echo "note: stackcollapse-perf.pl not found; folding with an awk equivalent"
+	FOLD="perl $(readlink -f "$(dirname "$0")/../tests/cli/collapse-perf.pl")"
+	echo "note: stackcollapse-perf.pl not installed; folding with tests/cli/collapse-perf.pl (its rules, in Perl)"
 fi
 
 # time_pair NAME PERF_CMD PERFKIT_CMD [shell]: median ratio and peak RSS ratio
