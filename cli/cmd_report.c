@@ -21,6 +21,7 @@ static const char usage_text[] =
 	"                      [-g MODE[,THRESHOLD[,ORDER]]] [--percent-limit P] [-n]\n"
 	"                      [--comm L] [--pid L] [--tid L] [--dso L] [--symbols L] [--cpu L] [--time S,E]\n"
 	"                      [--header|--header-only] [-D] [--stats] [--format F -o OUT] [-v]\n"
+	"                      [--inline|--no-inline]\n"
 	"\n"
 	"  -i, --input FILE       perf.data to read (default perf.data; - for standard input)\n"
 	"      --stdio            text output (the default and only interface)\n"
@@ -30,7 +31,10 @@ static const char usage_text[] =
 	"  -g, --call-graph SPEC  graph|fractal|flat|folded|caller|callee|none[,THRESHOLD[,ORDER]]\n"
 	"      --percent-limit P  hide entries below P percent\n"
 	"  -n, --show-nr-samples  add a Samples column\n"
+	"      --group            one block per event group, a column per member (the default for\n"
+	"                         files with groups); --no-group: one block per event\n"
 	"  -p, --parent REGEX     regex of the parent sort key\n"
+	"      --inline           add the functions inlined at each call-chain address (DWARF)\n"
 	"      --header           print the file header first; --header-only: only it\n"
 	"  -D, --dump-raw-trace   every record with its file offset\n"
 	"      --stats            record counts per type\n"
@@ -41,7 +45,8 @@ static const char usage_text[] =
 struct report_cli {
 	const char *input, *sort, *format, *output;
 	int children;                   /* -1 default */
-	int header, header_only, dump, stats, nr, verbose;
+	int group;                      /* 0 perf's default, 1 --group, -1 --no-group */
+	int header, header_only, dump, stats, nr, verbose, inline_frames;
 	double percent_limit;
 	enum pk_callgraph_mode cg_mode;
 	enum pk_callgraph_order cg_order;
@@ -168,6 +173,10 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 			o->filter.cpus = v;
 		} else if ((v = argval(argc, argv, &i, "--time"))) {
 			o->filter.time = v;
+		} else if (!strcmp(a, "--inline")) {
+			o->inline_frames = 1;
+		} else if (!strcmp(a, "--no-inline")) {
+			o->inline_frames = 0;
 		} else if (!strcmp(a, "--header")) {
 			o->header = 1;
 		} else if (!strcmp(a, "--header-only")) {
@@ -182,12 +191,33 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 			o->output = v;
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 			o->verbose++;
+		} else if (!strcmp(a, "--group")) {
+			o->group = 1;
+		} else if (!strcmp(a, "--no-group")) {
+			o->group = -1;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 		} else {
 			cli_error("unknown option '%s'", a);
 			fputs(usage_text, stderr);
 			return -EINVAL;
 		}
+	}
+	return 0;
+}
+
+/* 1 if the --sort list names srcline (perf takes unique prefixes, "src" up). */
+static int sort_has_srcline(const char *sort)
+{
+	const char *p = sort;
+
+	while (p && *p) {
+		size_t n = strcspn(p, ",");
+
+		if (n >= 3 && n <= 7 && !strncmp(p, "srcline", n))
+			return 1;
+		p += n;
+		if (*p == ',')
+			p++;
 	}
 	return 0;
 }
@@ -283,6 +313,9 @@ int cmd_report(int argc, char **argv)
 	if (!o.input)
 		o.input = isatty(0) ? "perf.data" : "-";
 	so.filter = o.filter;
+	so.inline_frames = o.inline_frames;
+	if (o.inline_frames || sort_has_srcline(o.sort))
+		so.symbols.want_srcline = 1;
 	if (o.dump) {
 		so.ordered = 0;
 		so.deliver_header_records = 1;
@@ -333,6 +366,7 @@ int cmd_report(int argc, char **argv)
 			.show_nr_samples = o.nr, .header = o.header, .parent_regex = o.parent,
 			.add_filtered = (o.filter.comms || o.filter.pids || o.filter.tids || o.filter.dsos ||
 					 o.filter.symbols) && !o.filter.cpus && !o.filter.time,
+			.group = o.group,
 		};
 		struct pk_report *r = NULL;
 

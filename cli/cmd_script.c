@@ -21,7 +21,7 @@ static void script_usage(FILE *f)
 		"usage: perfkit script [-i FILE|-] [-F FIELDS] [--header] [--show-mmap-events]\n"
 		"                      [--show-task-events] [--comm LIST] [--pid LIST] [--tid LIST]\n"
 		"                      [-C CPUS] [--time START,END] [--dsos LIST] [-S SYMS]\n"
-		"                      [--max-stack N] [-G] [-v]\n"
+		"                      [--max-stack N] [-G] [--inline] [-v]\n"
 		"\n"
 		"  -i, --input FILE        perf.data to read ('-' = standard input; default perf.data)\n"
 		"  -F, --fields LIST       comm,tid,pid,time,cpu,event,trace,ip,sym,symoff,dso,addr,\n"
@@ -35,12 +35,13 @@ static void script_usage(FILE *f)
 		"      --dsos LIST, -S, --symbols LIST   only samples in these DSOs / symbols\n"
 		"      --max-stack N       call-chain depth (default 127)\n"
 		"  -G, --hide-call-graph   do not print call chains\n"
+		"      --inline            add the functions inlined at each call-chain address\n"
 		"  -v, --verbose           more warnings\n");
 }
 
 enum {
 	OPT_HEADER = 256, OPT_MMAP, OPT_TASK, OPT_COMM, OPT_PID, OPT_TID, OPT_TIME, OPT_DSOS,
-	OPT_MAX_STACK,
+	OPT_MAX_STACK, OPT_INLINE, OPT_NO_INLINE,
 };
 
 static int append_fields(char **acc, const char *arg)
@@ -75,6 +76,8 @@ int cmd_script(int argc, char **argv)
 		{ "symbols", required_argument, NULL, 'S' },
 		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 		{ "hide-call-graph", no_argument, NULL, 'G' },
+		{ "inline", no_argument, NULL, OPT_INLINE },
+		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -121,6 +124,8 @@ int cmd_script(int argc, char **argv)
 			break;
 		}
 		case 'G': opts.no_callchain = 1; break;
+		case OPT_INLINE: sopts.inline_frames = 1; break;
+		case OPT_NO_INLINE: sopts.inline_frames = 0; break;
 		case 'v': verbose++; break;
 		case 'h': script_usage(stdout); free(fields); return 0;
 		default: script_usage(stderr); free(fields); return 2;

@@ -124,6 +124,19 @@ static inline int pk_range_ok(uint64_t off, uint64_t size, uint64_t len)
 	return off <= len && size <= len - off;
 }
 
+/* ---- hashing ---------------------------------------------------------------- */
+
+/* A 64-bit finalizer (murmur3's fmix64): spreads every input bit over the result. */
+static inline uint64_t pk_hash_mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
 /* ---- small files (sysfs, procfs) -------------------------------------- */
 
 /*

@@ -49,6 +49,9 @@ struct pk_report_opts {
 	/* perfkit additions (keep at the end) */
 	int add_filtered;            /* count samples the session's comm/pid/tid/dso/symbol filters
 	                                dropped in "# Samples" and the totals, as perf does */
+	int group;                   /* event groups: 0 perf's default (one block per group when the
+	                                file has GROUP_DESC), 1 --group (also puts all events of a
+	                                file without groups in one), -1 --no-group */
 };
 
 struct pk_report;

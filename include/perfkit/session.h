@@ -36,6 +36,15 @@ struct pk_rsample {
 	 */
 	uint32_t nr_frames;
 	const struct pk_location *frames;
+	/*
+	 * With pk_session_opts.inline_frames: inlined[i] is 1 when frames[i]
+	 * is an inline frame the session added (its sym is a synthesized
+	 * symbol named after the inlined function, with the containing
+	 * function's start and end, so symoff is the offset in the containing
+	 * function; perf prints it with " (inlined)"). NULL when the sample
+	 * has no inline frame.
+	 */
+	const uint8_t *inlined;
 };
 
 /* Filters applied before anything is counted (perf report --comm/--pid/...). */
@@ -59,6 +68,20 @@ struct pk_session_opts {
 	void (*progress)(void *ctx, uint64_t pos, uint64_t size);
 	void *progress_ctx;
 	uint32_t max_stack;          /* call-chain entries kept per sample (--max-stack), 0 = perf's 127 */
+	/*
+	 * --inline: expand each call-chain frame that has a symbol into the
+	 * chain of functions inlined at its address (DWARF through libdw,
+	 * innermost first, all at the frame's address), followed by the frame
+	 * itself; turns symbols.want_srcline on. The sampled ip (rs->self) is
+	 * not expanded, as in perf.
+	 */
+	int inline_frames;
+	/*
+	 * DWARF unwinding of samples that carry a user stack copy (REGS_USER +
+	 * STACK_USER, `perf record --call-graph dwarf`): 0 = on (the default),
+	 * < 0 = off. The unwound user frames follow the kernel part of the chain.
+	 */
+	int unwind_dwarf;
 };
 
 struct pk_session;

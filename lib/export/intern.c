@@ -9,16 +9,6 @@
 #include <string.h>
 #include "export/internal.h"
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
 static uint64_t hash_bytes(const char *s, size_t len)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;   /* FNV-1a */
@@ -27,7 +17,7 @@ static uint64_t hash_bytes(const char *s, size_t len)
 		h ^= (unsigned char)s[i];
 		h *= 0x100000001b3ULL;
 	}
-	return mix64(h);
+	return pk_hash_mix64(h);
 }
 
 static int grow_array(void **p, uint32_t *cap, uint32_t need, size_t elem)
@@ -150,7 +140,7 @@ int pk_exp_ptrmap_get(const struct pk_exp_ptrmap *m, uintptr_t key, uint32_t *va
 {
 	if (!m->nslots)
 		return 0;
-	for (uint32_t i = (uint32_t)mix64(key) & (m->nslots - 1); m->keys[i];
+	for (uint32_t i = (uint32_t)pk_hash_mix64(key) & (m->nslots - 1); m->keys[i];
 	     i = (i + 1) & (m->nslots - 1)) {
 		if (m->keys[i] == key) {
 			*val = m->vals[i];
@@ -176,7 +166,7 @@ static int ptrmap_rehash(struct pk_exp_ptrmap *m)
 
 		if (!m->keys[j])
 			continue;
-		for (i = (uint32_t)mix64(m->keys[j]) & (ns - 1); keys[i]; i = (i + 1) & (ns - 1))
+		for (i = (uint32_t)pk_hash_mix64(m->keys[j]) & (ns - 1); keys[i]; i = (i + 1) & (ns - 1))
 			;
 		keys[i] = m->keys[j];
 		vals[i] = m->vals[j];
@@ -196,7 +186,7 @@ int pk_exp_ptrmap_put(struct pk_exp_ptrmap *m, uintptr_t key, uint32_t val)
 
 	if ((m->n + 1) * 2 > m->nslots && (err = ptrmap_rehash(m)))
 		return err;
-	for (i = (uint32_t)mix64(key) & (m->nslots - 1); m->keys[i]; i = (i + 1) & (m->nslots - 1)) {
+	for (i = (uint32_t)pk_hash_mix64(key) & (m->nslots - 1); m->keys[i]; i = (i + 1) & (m->nslots - 1)) {
 		if (m->keys[i] == key) {
 			m->vals[i] = val;
 			return 0;
@@ -212,7 +202,7 @@ int pk_exp_ptrmap_put(struct pk_exp_ptrmap *m, uintptr_t key, uint32_t val)
 
 static uint64_t node_hash(uint32_t parent, uint64_t key)
 {
-	return mix64(key * 0x9e3779b97f4a7c15ULL ^ parent);
+	return pk_hash_mix64(key * 0x9e3779b97f4a7c15ULL ^ parent);
 }
 
 int pk_exp_trie_init(struct pk_exp_trie *t)

@@ -36,9 +36,17 @@ static int rp_scratch(struct pk_report *r, size_t n)
 	return 0;
 }
 
-static inline void rp_fkey(const struct pk_location *l, uint64_t *fa, uint64_t *fb)
+/*
+ * A frame's identity in the trie: its symbol, or (DSO, ip) when it has none.
+ * Inline frames compare by name, as perf's match_chain() does (their
+ * synthesized symbols share one interned name pointer per name).
+ */
+static inline void rp_fkey(const struct pk_location *l, int inlined, uint64_t *fa, uint64_t *fb)
 {
-	if (l->sym) {
+	if (l->sym && inlined) {
+		*fa = (uintptr_t)l->sym->name;
+		*fb = 1;
+	} else if (l->sym) {
 		*fa = (uintptr_t)l->sym;
 		*fb = 0;
 	} else {
@@ -47,17 +55,20 @@ static inline void rp_fkey(const struct pk_location *l, uint64_t *fa, uint64_t *
 	}
 }
 
-static uint32_t rp_node_child(struct pk_report *r, uint32_t parent, const struct pk_location *l)
+static uint32_t rp_node_child(struct pk_report *r, uint32_t parent, const struct pk_location *l,
+			      uint8_t inlined)
 {
 	uint64_t fa, fb;
 	uint32_t *v;
 	int found;
 
-	rp_fkey(l, &fa, &fb);
+	rp_fkey(l, inlined, &fa, &fb);
 	if (r->nodes[parent].last_child != UINT32_MAX) {
 		const struct rp_node *c = &r->nodes[r->nodes[parent].last_child];
 
-		if (l->sym ? c->sym == l->sym : (!c->sym && c->dso == l->dso && c->ip == l->ip))
+		if (c->inlined == inlined &&
+		    (inlined ? c->sym->name == l->sym->name :
+		     l->sym ? c->sym == l->sym : (!c->sym && c->dso == l->dso && c->ip == l->ip)))
 			return r->nodes[parent].last_child;
 	}
 	v = rp_map_get(&r->trie, parent, fa, fb, &found, (uint32_t)r->nr_nodes);
@@ -78,7 +89,7 @@ static uint32_t rp_node_child(struct pk_report *r, uint32_t parent, const struct
 		rp_hugepage_advise(nn, ncap * sizeof(*nn));
 	}
 	r->nodes[r->nr_nodes] = (struct rp_node){ .parent = parent, .depth = r->nodes[parent].depth + 1,
-		.sym = l->sym, .dso = l->dso, .ip = l->ip, .last_child = UINT32_MAX,
+		.sym = l->sym, .dso = l->dso, .ip = l->ip, .inlined = inlined, .last_child = UINT32_MAX,
 		.last_pair = UINT32_MAX };
 	r->nodes[parent].last_child = (uint32_t)r->nr_nodes;
 	return (uint32_t)r->nr_nodes++;
@@ -101,7 +112,7 @@ int rp_path_intern(struct pk_report *r, const struct pk_rsample *rs)
 	if (r->cg_order == PK_CG_CALLER) {
 		/* leaf-first trie: the chain of frame i is frames i..0, caller to callee */
 		for (uint32_t i = 0; i < n; i++) {
-			node = rp_node_child(r, node, &rs->frames[i]);
+			node = rp_node_child(r, node, &rs->frames[i], rs->inlined ? rs->inlined[i] : 0);
 			if (node == UINT32_MAX)
 				return -ENOMEM;
 			r->scratch_node[i] = node;
@@ -109,7 +120,7 @@ int rp_path_intern(struct pk_report *r, const struct pk_rsample *rs)
 	} else {
 		/* root-first trie: the chain of frame i is frames i..n-1, callee to caller */
 		for (uint32_t i = n; i-- > 0;) {
-			node = rp_node_child(r, node, &rs->frames[i]);
+			node = rp_node_child(r, node, &rs->frames[i], rs->inlined ? rs->inlined[i] : 0);
 			if (node == UINT32_MAX)
 				return -ENOMEM;
 			r->scratch_node[i] = node;
@@ -212,7 +223,10 @@ static uint32_t pt_add(struct pt *t, uint32_t parent, uint32_t trie)
 	uint32_t *v;
 	int found;
 
-	if (tn->sym) {
+	if (tn->sym && tn->inlined) {
+		fa = (uintptr_t)tn->sym->name;
+		fb = 1;
+	} else if (tn->sym) {
 		fa = (uintptr_t)tn->sym;
 		fb = 0;
 	} else {
@@ -252,6 +266,12 @@ static const char *pt_name(const struct pt *t, uint32_t pn, char *buf, size_t sz
 		return tn->sym->name;
 	snprintf(buf, sz, "%#" PRIx64, tn->ip);
 	return buf;
+}
+
+/* perf's callchain_list__sym_name() marks inline frames. */
+static const char *pt_suffix(const struct pt *t, uint32_t pn)
+{
+	return t->r->nodes[t->n[pn].trie].inlined ? " (inlined)" : "";
 }
 
 static inline uint64_t pt_cumul(const struct pt *t, uint32_t pn)
@@ -350,8 +370,8 @@ static void pt_value(const struct pt *t, uint64_t hits, uint64_t total)
 	fprintf(t->out, "%.2f%%", pct);
 }
 
-static void pt_chain_line(const struct pt *t, uint64_t hits, const char *name, int depth,
-			  uint64_t mask, int first, uint64_t total, int left)
+static void pt_chain_line(const struct pt *t, uint64_t hits, const char *name, const char *suffix,
+			  int depth, uint64_t mask, int first, uint64_t total, int left)
 {
 	pt_margin(t->out, left);
 	for (int i = 0; i < depth; i++) {
@@ -364,7 +384,7 @@ static void pt_chain_line(const struct pt *t, uint64_t hits, const char *name, i
 			fputs("          ", t->out);
 		}
 	}
-	fprintf(t->out, "%s\n", name);
+	fprintf(t->out, "%s%s\n", name, suffix);
 }
 
 static int pt_graph(const struct pt *t, uint32_t parent, uint64_t total, int depth, uint64_t mask,
@@ -388,8 +408,8 @@ static int pt_graph(const struct pt *t, uint32_t parent, uint64_t total, int dep
 			new_mask &= ~(1ULL << ((depth - 1) & 63));
 		pt_graph_line(t, depth, mask, left);
 		for (;;) {
-			pt_chain_line(t, cum, pt_name(t, pn, buf, sizeof(buf)), depth, new_mask, idx++ == 0,
-				      total, left);
+			pt_chain_line(t, cum, pt_name(t, pn, buf, sizeof(buf)), pt_suffix(t, pn), depth,
+				      new_mask, idx++ == 0, total, left);
 			if (pn == end)
 				break;
 			pn = t->n[pn].first;
@@ -400,7 +420,7 @@ static int pt_graph(const struct pt *t, uint32_t parent, uint64_t total, int dep
 	}
 	if (t->mode == PK_CG_FRACTAL && remaining && remaining != total) {
 		new_mask &= ~(1ULL << ((depth - 1) & 63));
-		pt_chain_line(t, remaining, "[...]", depth, new_mask, 1, total, left);
+		pt_chain_line(t, remaining, "[...]", "", depth, new_mask, 1, total, left);
 		printed = 1;
 	}
 	free(kids);
@@ -434,7 +454,7 @@ static void pt_print_graph(struct pt *t, uint64_t parent_samples, int skip_first
 				} else {
 					pt_margin(t->out, left);
 				}
-				fprintf(t->out, "%s\n", pt_name(t, pn, buf, sizeof(buf)));
+				fprintf(t->out, "%s%s\n", pt_name(t, pn, buf, sizeof(buf)), pt_suffix(t, pn));
 				any = 1;
 			}
 			if (pn == end)
@@ -468,10 +488,12 @@ static void pt_path(const struct pt *t, uint32_t pn, uint32_t *parent_of, int fo
 		return;
 	pt_path(t, parent_of[pn], parent_of, folded, first);
 	if (folded) {
-		fprintf(t->out, "%s%s", *first ? "" : ";", pt_name(t, pn, buf, sizeof(buf)));
+		fprintf(t->out, "%s%s%s", *first ? "" : ";", pt_name(t, pn, buf, sizeof(buf)),
+			pt_suffix(t, pn));
 		*first = 0;
 	} else {
-		fprintf(t->out, "                %s\n", pt_name(t, pn, buf, sizeof(buf)));
+		fprintf(t->out, "                %s%s\n", pt_name(t, pn, buf, sizeof(buf)),
+			pt_suffix(t, pn));
 	}
 }
 

@@ -56,6 +56,7 @@ static int rp_child_frame(struct pk_report *r, const struct pk_rsample *rs, stru
 	struct rp_entry *e;
 
 	c->loc = &rs->frames[i];
+	c->inlined = rs->inlined ? rs->inlined[i] : 0;
 	/* perf keeps the level of the last frame that had a map for frames without one */
 	if (c->loc->map)
 		c->level = c->loc->dso && c->loc->dso->kernel ? 'k' : '.';

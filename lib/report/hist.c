@@ -108,6 +108,8 @@ void pk_report_free(struct pk_report *r)
 	rp_map_release(&r->srcline_cache);
 	free(r->rows_text);
 	free(r->fcache);
+	free(r->grp_leader);
+	free(r->grp_nr);
 	free(r);
 }
 

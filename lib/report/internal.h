@@ -32,12 +32,7 @@ uint32_t *rp_map_find(const struct rp_map *m, uint64_t a, uint64_t b, uint64_t c
 
 static inline uint64_t rp_mix(uint64_t x)
 {
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
+	return pk_hash_mix64(x);
 }
 
 /* Interned strings: id -> stable char *, text -> id; id 0 is "". */
@@ -76,6 +71,7 @@ struct rp_keyctx {
 	uint32_t comm_id;
 	uint32_t parent_id;         /* first frame matching the parent regex, 0 = [other] */
 	char level;                 /* frames: perf's level char carried from the last mapped frame */
+	uint8_t inlined;            /* the frame is an inline frame (rs->inlined) */
 };
 
 /* ---- entries (hist.c) ------------------------------------------------------ */
@@ -91,6 +87,7 @@ struct rp_entry {
 	int32_t pid, tid;
 	int32_t cpu;
 	char level;
+	uint8_t inlined;            /* sym is a synthesized inline symbol: prints " (inlined)" */
 	const struct pk_thread *thread; /* perf sizes the Command column by the thread's last comm */
 	const struct pk_sym *sym;
 	uint64_t ip;                /* for unresolved symbols */
@@ -111,6 +108,7 @@ struct rp_node {
 	const struct pk_sym *sym;
 	const struct pk_dso *dso;
 	uint64_t ip;                /* raw address, printed when sym is NULL */
+	uint8_t inlined;            /* an inline frame: keyed by name, printed with " (inlined)" */
 	/* one-entry caches that spare most hash lookups (UINT32_MAX: empty) */
 	uint32_t last_child;        /* the child this node was last asked for */
 	uint32_t last_pair;         /* the pair this node last reached */
@@ -202,6 +200,12 @@ struct pk_report {
 	struct rp_memo memo;
 	char *rows_text;            /* storage behind pk_report_rows() keys */
 	int oom;
+	/* event groups (group.c), set up at print time; indexed by evsel idx */
+	uint32_t *grp_leader;       /* the group's leader (itself when alone) */
+	uint32_t *grp_nr;           /* a leader's nr_members (1 when alone) */
+	size_t grp_n;
+	int grp_view;               /* print a group as one block */
+	int grp_forced;             /* --group without GROUP_DESC: all under the first event */
 };
 
 /* sort_keys.c */
@@ -243,6 +247,22 @@ int rp_memo_begin(struct pk_report *r, const struct pk_rsample *rs, uint32_t com
 int rp_memo_op(struct pk_report *r, uint32_t entry, uint32_t pair, unsigned kind);
 void rp_memo_end(struct pk_report *r);
 void rp_memo_release(struct rp_memo *m);
+
+/* print.c: pieces shared with the group view */
+void rp_print_title(FILE *out, uint64_t nr_samples, int plural, const char *name);
+/* Column widths of the sort keys over entries @ents. */
+void rp_key_widths(struct pk_report *r, const uint32_t *ents, size_t n, size_t *width);
+/* Column titles and dot rulers; @nr: events per percentage column (1, or a group's members). */
+void rp_print_columns(struct pk_report *r, const size_t *width, int nr, FILE *out);
+/* The sort-key columns of one entry line. */
+void rp_print_keys(struct pk_report *r, const struct rp_entry *e, const size_t *width, FILE *out);
+
+/* group.c */
+struct pk_perfdata;
+int rp_groups_setup(struct pk_report *r, struct pk_perfdata *p, size_t nev);
+/* Print the block of the group led by evsel @leader. */
+int rp_group_print(struct pk_report *r, struct pk_session *ss, uint32_t leader,
+		   const uint32_t *pair_order, FILE *out);
 
 /* callgraph.c */
 /* Intern the call path of @rs in the trie in the report's order; node per frame into scratch_node. */

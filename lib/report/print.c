@@ -13,7 +13,7 @@
 #include <perfkit/session.h>
 #include "internal.h"
 
-static void rp_print_title(FILE *out, uint64_t nr_samples, const char *name)
+void rp_print_title(FILE *out, uint64_t nr_samples, int plural, const char *name)
 {
 	unsigned long v = (unsigned long)nr_samples;
 	char unit = ' ';
@@ -21,13 +21,76 @@ static void rp_print_title(FILE *out, uint64_t nr_samples, const char *name)
 	if (v > 1000) { v /= 1000; unit = 'K'; }
 	if (v > 1000) { v /= 1000; unit = 'M'; }
 	if (v > 1000) { v /= 1000; unit = 'G'; }
-	fprintf(out, "# Samples: %lu%c of event '%s'\n", v, unit, name);
+	/* "events" whenever the event leads a group of several (perf: nr_members > 1) */
+	fprintf(out, "# Samples: %lu%c of event%s '%s'\n", v, unit, plural ? "s" : "", name);
 }
 
 static void rp_dots(FILE *out, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		fputc('.', out);
+}
+
+void rp_key_widths(struct pk_report *r, const uint32_t *ents, size_t n, size_t *width)
+{
+	for (int k = 0; k < r->nr_keys; k++) {
+		width[k] = strlen(r->keys[k]->header);
+		for (size_t i = 0; i < n; i++) {
+			size_t w = rp_key_width(r, r->keys[k], &r->ent[ents[i]]);
+
+			if (w > width[k])
+				width[k] = w;
+		}
+	}
+}
+
+void rp_print_columns(struct pk_report *r, const size_t *width, int nr, FILE *out)
+{
+	/* a group shows one percentage (and sample count) per member under one title */
+	int pw = 8 * nr, sw = 12 * nr;
+
+	fputs("# ", out);
+	if (r->children)
+		fprintf(out, "%*s  %*s", pw, "Children", pw, "Self");
+	else
+		fprintf(out, "%*s", pw, "Overhead");
+	if (r->o.show_nr_samples)
+		fprintf(out, "  %*s", sw, "Samples");
+	for (int k = 0; k < r->nr_keys; k++)
+		fprintf(out, "  %-*s", (int)width[k], r->keys[k]->header);
+	fputs("\n# ", out);
+	rp_dots(out, (size_t)pw);
+	if (r->children) {
+		fputs("  ", out);
+		rp_dots(out, (size_t)pw);
+	}
+	if (r->o.show_nr_samples) {
+		fputs("  ", out);
+		rp_dots(out, (size_t)sw);
+	}
+	for (int k = 0; k < r->nr_keys; k++) {
+		fputs("  ", out);
+		rp_dots(out, width[k]);
+	}
+	fputs("\n#\n", out);
+}
+
+void rp_print_keys(struct pk_report *r, const struct rp_entry *e, const size_t *width, FILE *out)
+{
+	char buf[1024];
+
+	for (int k = 0; k < r->nr_keys; k++) {
+		rp_key_text(r, r->keys[k], e, buf, sizeof(buf));
+		/* perf pads a column to its width only when it is not the last one, and
+		 * sym, symoff and srcline's own formats do not pad */
+		if (k + 1 == r->nr_keys && (r->keys[k]->id == RP_K_SYM || r->keys[k]->id == RP_K_SYMOFF ||
+					    r->keys[k]->id == RP_K_SRCLINE))
+			fprintf(out, "  %s", buf);
+		else if (r->keys[k]->id == RP_K_COMM)   /* perf cuts a comm wider than the column */
+			fprintf(out, "  %-*.*s", (int)width[k], (int)width[k], buf);
+		else
+			fprintf(out, "  %-*s", (int)width[k], buf);
+	}
 }
 
 static int rp_print_event(struct pk_report *r, struct pk_session *ss, size_t idx, const char *name,
@@ -37,7 +100,6 @@ static int rp_print_event(struct pk_report *r, struct pk_session *ss, size_t idx
 	uint64_t nr = h->nr_samples, total = h->total_period;
 	size_t width[RP_MAX_KEYS], n;
 	uint32_t *order;
-	char buf[1024];
 
 	if (r->o.add_filtered && ss) {
 		const struct pk_session_counts *sc = pk_session_counts(ss, idx);
@@ -50,43 +112,10 @@ static int rp_print_event(struct pk_report *r, struct pk_session *ss, size_t idx
 	order = rp_sorted_entries(r, (uint32_t)idx, &n);
 	if (!order)
 		return -ENOMEM;
-	for (int k = 0; k < r->nr_keys; k++) {
-		width[k] = strlen(r->keys[k]->header);
-		for (size_t i = 0; i < n; i++) {
-			size_t w = rp_key_width(r, r->keys[k], &r->ent[order[i]]);
-
-			if (w > width[k])
-				width[k] = w;
-		}
-	}
-	rp_print_title(out, nr, name);
+	rp_key_widths(r, order, n, width);
+	rp_print_title(out, nr, idx < r->grp_n && r->grp_nr[idx] > 1, name);
 	fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", total);
-
-	/* column titles and rulers */
-	fputs("# ", out);
-	if (r->children)
-		fprintf(out, "%8s  %8s", "Children", "Self");
-	else
-		fprintf(out, "%8s", "Overhead");
-	if (r->o.show_nr_samples)
-		fprintf(out, "  %12s", "Samples");
-	for (int k = 0; k < r->nr_keys; k++)
-		fprintf(out, "  %-*s", (int)width[k], r->keys[k]->header);
-	fputs("\n# ", out);
-	rp_dots(out, 8);
-	if (r->children) {
-		fputs("  ", out);
-		rp_dots(out, 8);
-	}
-	if (r->o.show_nr_samples) {
-		fputs("  ", out);
-		rp_dots(out, 12);
-	}
-	for (int k = 0; k < r->nr_keys; k++) {
-		fputs("  ", out);
-		rp_dots(out, width[k]);
-	}
-	fputs("\n#\n", out);
+	rp_print_columns(r, width, 1, out);
 
 	for (size_t i = 0; i < n; i++) {
 		const struct rp_entry *e = &r->ent[order[i]];
@@ -101,15 +130,7 @@ static int rp_print_event(struct pk_report *r, struct pk_session *ss, size_t idx
 			fprintf(out, "  %7.2f%%", self);
 		if (r->o.show_nr_samples)
 			fprintf(out, "  %12" PRIu64, e->nr_self);
-		for (int k = 0; k < r->nr_keys; k++) {
-			rp_key_text(r, r->keys[k], e, buf, sizeof(buf));
-			if (k + 1 == r->nr_keys && (r->keys[k]->id == RP_K_SYM || r->keys[k]->id == RP_K_SYMOFF))
-				fprintf(out, "  %s", buf);
-			else if (r->keys[k]->id == RP_K_COMM)   /* perf cuts a comm wider than the column */
-				fprintf(out, "  %-*.*s", (int)width[k], (int)width[k], buf);
-			else
-				fprintf(out, "  %-*s", (int)width[k], buf);
-		}
+		rp_print_keys(r, e, width, out);
 		fputc('\n', out);
 		if (r->use_callchain && pair_order)
 			rp_callgraph_print(r, e, pair_order, total, out);
@@ -133,6 +154,10 @@ int pk_report_print(struct pk_report *r, struct pk_session *ss, FILE *out)
 	fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", st ? st->nr_lost_samples : 0);
 	if (r->use_callchain && (err = rp_pairs_group(r, &pair_order)))
 		return err;
+	if ((err = rp_groups_setup(r, p, nev))) {
+		free(pair_order);
+		return err;
+	}
 	for (size_t i = 0; i < nev && !err; i++) {
 		const struct pk_evsel *ev = p ? pk_perfdata_evsel(p, i) : (i < r->nr_hists ? r->hists[i].evsel : NULL);
 		size_t idx = ev ? (size_t)ev->idx : i;
@@ -140,6 +165,12 @@ int pk_report_print(struct pk_report *r, struct pk_session *ss, FILE *out)
 
 		if (idx >= r->nr_hists || !r->hists[idx].used || !r->hists[idx].nr_samples)
 			continue;
+		if (r->grp_view && idx < r->grp_n && r->grp_leader[idx] != idx)
+			continue;       /* shown in its leader's block */
+		if (r->grp_view && idx < r->grp_n && r->grp_nr[idx] > 1) {
+			err = rp_group_print(r, ss, (uint32_t)idx, pair_order, out);
+			continue;
+		}
 		if (!ev || !ev->name)
 			snprintf(name, sizeof(name), "event%zu", idx);
 		err = rp_print_event(r, ss, idx, ev && ev->name ? ev->name : name, pair_order, out);

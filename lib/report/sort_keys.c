@@ -123,10 +123,19 @@ int rp_key_compute(struct pk_report *r, const struct rp_keydef *k, const struct 
 		id = rp_dso_id(r, l);
 		if (id == UINT32_MAX)
 			return -ENOMEM;
-		out[0] = (uint64_t)id << 1 | (l->sym != NULL);
+		out[0] = (uint64_t)id << 2 | (l->sym != NULL);
 		out[1] = l->sym ? l->sym->start : rp_unres_ip(c);
 		if (k->id == RP_K_SYMOFF && l->sym)
 			out[1] = l->addr;
+		/*
+		 * An inline frame's symbol shares its start with the containing
+		 * function: perf's _sort__sym_cmp() tells them apart by name. The
+		 * session keeps one synthesized symbol per (function, name).
+		 */
+		if (c->inlined && l->sym && k->id == RP_K_SYM) {
+			out[0] |= 2;
+			out[1] = (uintptr_t)l->sym;
+		}
 		break;
 	case RP_K_SRCLINE:
 		id = rp_srcline_id(r, l);
@@ -178,6 +187,7 @@ void rp_entry_display(struct pk_report *r, struct rp_entry *e, const struct rp_k
 	id = rp_dso_id(r, l);
 	e->dso_id = id == UINT32_MAX ? 0 : id;
 	e->sym = l->sym;
+	e->inlined = c->inlined && l->sym;
 	e->ip = rp_unres_ip(c);
 	e->symoff = l->symoff;
 	e->level = c->self ? rp_level(l) : c->level;
@@ -210,7 +220,8 @@ size_t rp_key_text(const struct pk_report *r, const struct rp_keydef *k, const s
 		break;
 	case RP_K_SYM:
 		if (e->sym)
-			n = snprintf(buf, sz, "[%c] %s", e->level, e->sym->name);
+			n = snprintf(buf, sz, "[%c] %s%s", e->level, e->sym->name,
+				     e->inlined ? " (inlined)" : "");
 		else
 			n = snprintf(buf, sz, "[%c] %#.16" PRIx64, e->level, e->ip);
 		break;
@@ -252,12 +263,18 @@ int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struc
 		return (a->tid > b->tid) - (a->tid < b->tid);
 	case RP_K_CPU:
 		return (a->cpu > b->cpu) - (a->cpu < b->cpu);
+	case RP_K_DSO:
+		/* perf's _sort__dso_cmp: no DSO ([unknown]) after every named one */
+		if (!a->dso_id || !b->dso_id)
+			return (!a->dso_id) - (!b->dso_id);
+		return strcmp(r->strs.str[a->dso_id], r->strs.str[b->dso_id]);
 	case RP_K_SYM:
 	case RP_K_SYMOFF:
 		if (!a->sym || !b->sym) {
 			if (a->sym || b->sym)   /* perf's cmp_null: resolved first */
 				return a->sym ? -1 : 1;
-			return (a->ip > b->ip) - (a->ip < b->ip);
+			/* perf's rb-tree order for two unresolved: the signed difference (kernel first) */
+			return ((int64_t)(a->ip - b->ip) > 0) - ((int64_t)(a->ip - b->ip) < 0);
 		}
 		return strcmp(a->sym->name, b->sym->name);
 	default:

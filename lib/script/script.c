@@ -5,7 +5,8 @@
  *   sample:  [comm] [pid/tid] [[cpu]] [time:] [period] [event:] [trace] [addr]
  *            [data_src] [weight] (' ' ip [sym[+0x off]] [(dso)] | '\n' call chain) [phys_addr] '\n'
  *   frame:   '\t' %16lx [' ' sym[+0xoff]] [' (' dso ')'] '\n'   (user frames print the
- *            DSO-relative address, kernel and unmapped frames the raw one, like perf)
+ *            DSO-relative address, kernel and unmapped frames the raw one, like perf;
+ *            an inline frame (--inline) prints " (inlined)" in place of the DSO)
  *   side band: the sample start fields, then "PERF_RECORD_<TYPE>..." as perf_event__fprintf().
  *
  * Everything goes through the 1 MiB pk_obuf; the per-sample path formats
@@ -277,12 +278,17 @@ static void put_callchain(struct pk_obuf *o, uint32_t f, const struct pk_rsample
 			pk_obuf_putc(o, '\t');
 			pk_obuf_hex(o, a, 16);
 		}
+		int inl = rs->inlined && rs->inlined[i];
+
 		if (f & PK_SF_SYM) {
 			pk_obuf_putc(o, ' ');
 			put_sym(o, fr, f & PK_SF_SYMOFF);
 		}
-		if (f & PK_SF_DSO)
+		/* perf prints inline frames (--inline) without the DSO, marked instead */
+		if ((f & PK_SF_DSO) && !inl)
 			put_dso(o, fr);
+		if (inl)
+			pk_obuf_write(o, " (inlined)", 10);
 		pk_obuf_putc(o, '\n');
 	}
 }

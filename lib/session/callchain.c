@@ -28,7 +28,7 @@ void pk_frames_release(struct pk_frames *f)
 	f->nr = f->cap = 0;
 }
 
-static int frames_reserve(struct pk_frames *f, uint64_t n)
+int pk_frames_reserve(struct pk_frames *f, uint64_t n)
 {
 	struct pk_location *v;
 	uint64_t cap;
@@ -90,7 +90,7 @@ static int build_lbr(struct pk_symbols *syms, const struct pk_thread *t, const s
 			break;
 	if (i == chain_nr)
 		return 0;
-	if (frames_reserve(out, i + 1 + s->branch_nr + 1) < 0)
+	if (pk_frames_reserve(out, i + 1 + s->branch_nr + 1) < 0)
 		return -ENOMEM;
 	for (k = 0; k <= i; k++) {
 		int m = context_marker(s->callchain[k], &cpumode);
@@ -130,7 +130,7 @@ int pk_callchain_build(struct pk_symbols *syms, const struct pk_thread *t,
 		if (ret)
 			return ret < 0 ? ret : 0;
 	}
-	if (frames_reserve(out, s->callchain_nr < max_stack ? s->callchain_nr : max_stack) < 0)
+	if (pk_frames_reserve(out, s->callchain_nr < max_stack ? s->callchain_nr : max_stack) < 0)
 		return -ENOMEM;
 	for (i = 0; i < s->callchain_nr && nr_entries < max_stack; i++) {
 		uint64_t ip = s->callchain[i];

@@ -27,6 +27,32 @@ int pk_callchain_build(struct pk_symbols *syms, const struct pk_thread *t,
 		       const struct pk_sample *s, int lbr_callstack, uint32_t max_stack,
 		       struct pk_frames *out);
 void pk_frames_release(struct pk_frames *f);
+/* Room for @n frames in @f. 0 or -ENOMEM. */
+int pk_frames_reserve(struct pk_frames *f, uint64_t n);
+
+/* Inline frames (inline.c): synthesized inline symbols and the expanded frame list. */
+struct pk_inline;
+struct pk_inline *pk_inline_new(void);
+void pk_inline_free(struct pk_inline *in);
+/*
+ * Replace rs->frames by the frames with their inline chains (innermost
+ * first, then the frame itself) and set rs->inlined, when some frame has
+ * inline functions; otherwise leave @rs as it is (rs->inlined NULL).
+ * 0 or -ENOMEM.
+ */
+int pk_inline_expand(struct pk_inline *in, struct pk_symbols *syms, struct pk_rsample *rs);
+
+/*
+ * DWARF-mode user frames (unwind_user.c): when @s has REGS_USER and a
+ * non-empty STACK_USER, append the frames unwound from the stack copy to
+ * @out (*@uwp is created on first use, freed with pk_unwind_free()).
+ * 0 or -ENOMEM.
+ */
+struct pk_unwind;
+int pk_session_unwind_user(struct pk_unwind **uwp, struct pk_perfdata *data, const char *symfs,
+			   struct pk_symbols *syms, const struct pk_thread *t,
+			   const struct pk_evsel *ev, const struct pk_sample *s, uint32_t max_stack,
+			   struct pk_frames *out);
 
 /* Parsed filters. */
 struct pk_str_list {

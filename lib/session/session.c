@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <linux/perf_event.h>
+#include <perfkit/unwind.h>
 #include "session/internal.h"
 
 #define PROGRESS_STEP (64ull << 20)
@@ -24,6 +25,8 @@ struct pk_session {
 	struct pk_session_counts *counts;
 	size_t nr_counts;
 	struct pk_frames frames;
+	struct pk_inline *inl;       /* --inline: NULL when off */
+	struct pk_unwind *unwind;    /* DWARF unwinder (unwind_user.c), made on the first stack copy */
 	/* BUILD_ID feature entries already fed (the array may be replaced in pipe mode) */
 	const struct pk_feat_build_id *fed_build_ids;
 	uint32_t nr_fed_build_ids;
@@ -78,6 +81,14 @@ int pk_session_open(const char *path, const struct pk_session_opts *opts_in,
 		ss->osrelease = strdup(f->osrelease);
 		sopts.osrelease = ss->osrelease;
 	}
+	if (ss->opts.inline_frames) {
+		sopts.want_srcline = 1;
+		ss->inl = pk_inline_new();
+		if (!ss->inl) {
+			ret = pk_diag_fail(d, -ENOMEM, "out of memory");
+			goto fail;
+		}
+	}
 	sopts.sz = sizeof(sopts);
 	ss->syms = pk_symbols_new(&sopts);
 	if (!ss->syms) {
@@ -101,6 +112,8 @@ void pk_session_close(struct pk_session *ss)
 		pk_perfdata_close(ss->data);
 	pk_filter_release(&ss->filter);
 	pk_frames_release(&ss->frames);
+	pk_inline_free(ss->inl);
+	pk_unwind_free(ss->unwind);
 	free(ss->counts);
 	free(ss->osrelease);
 	free(ss);
@@ -149,7 +162,7 @@ static void feed_build_ids(struct pk_session *ss)
 		const struct pk_feat_build_id *b = &f->build_ids[i];
 
 		if (b->filename)
-			pk_symbols_build_id(ss->syms, b->pid, b->filename, b->build_id, b->size);
+			pk_symbols_build_id_misc(ss->syms, b->pid, b->misc, b->filename, b->build_id, b->size);
 	}
 	ss->fed_build_ids = f->build_ids;
 	ss->nr_fed_build_ids = f->nr_build_ids;
@@ -237,8 +250,8 @@ static int side_band(struct pk_session *ss, const struct pk_record *r, struct pk
 		break;
 	case PK_RECORD_HEADER_BUILD_ID:
 		if (u.build_id.filename)
-			pk_symbols_build_id(ss->syms, u.build_id.pid, u.build_id.filename,
-					    u.build_id.build_id, u.build_id.size);
+			pk_symbols_build_id_misc(ss->syms, u.build_id.pid, h->misc, u.build_id.filename,
+						 u.build_id.build_id, u.build_id.size);
 		break;
 	}
 	return 0;
@@ -294,8 +307,15 @@ static int handle_sample(struct run_ctx *rc, const struct pk_record *r)
 				 ss->opts.max_stack, &ss->frames);
 	if (ret < 0)
 		return pk_diag_fail(rc->d, ret, "out of memory");
+	/* --call-graph dwarf: user frames unwound from the stack copy (unwind_user.c) */
+	if (ss->opts.unwind_dwarf >= 0 &&
+	    pk_session_unwind_user(&ss->unwind, ss->data, ss->opts.symbols.symfs, ss->syms,
+				   rs.thread, ev, s, ss->opts.max_stack, &ss->frames) < 0)
+		return pk_diag_fail(rc->d, -ENOMEM, "out of memory");
 	rs.nr_frames = ss->frames.nr;
 	rs.frames = ss->frames.v;
+	if (ss->inl && rs.nr_frames && pk_inline_expand(ss->inl, ss->syms, &rs) < 0)
+		return pk_diag_fail(rc->d, -ENOMEM, "out of memory");
 	return rc->on_sample ? rc->on_sample(rc->ctx, &rs) : 0;
 filtered:
 	cnt->nr_filtered++;

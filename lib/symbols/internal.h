@@ -131,6 +131,11 @@ struct pk_symbols {
 	size_t nr_old, cap_old;
 };
 
+/* cpumode of a record's misc (PERF_RECORD_MISC_CPUMODE_MASK = 7) */
+#define CPUMODE_KERNEL 1
+#define CPUMODE_USER 2
+#define CPUMODE_GUEST_KERNEL 4
+
 /* machine.c */
 struct sym_maps *sym_maps_new(struct pk_symbols *s);
 struct sym_map *sym_maps_find(const struct sym_maps *m, uint64_t ip);
@@ -139,6 +144,15 @@ void sym_maps_remove(struct sym_maps *m, struct sym_map *map);
 uint64_t sym_map_ip(const struct sym_map *m, uint64_t ip);
 void sym_cache_clear(struct pk_symbols *s);
 int sym_keep_old(struct pk_symbols *s, void *p);
+int sym_is_vdso(const char *f);
+void sym_dso_set_build_id(struct sym_dso *d, const uint8_t *bid, uint8_t size);
+struct sym_map *sym_map_new(struct pk_symbols *s, struct sym_dso *d, uint64_t start, uint64_t len,
+			    uint64_t pgoff, uint32_t prot, uint32_t flags, int identity);
+
+/* kernel_maps.c */
+/* A kernel-space MMAP: the kernel ("[kernel.kallsyms]...") or a module. */
+void sym_kernel_mmap(struct pk_symbols *s, uint64_t start, uint64_t len, uint64_t pgoff,
+		     const char *filename, const uint8_t *bid, uint8_t bid_size);
 
 /* dso.c */
 struct sym_dso *sym_dso_find(struct pk_symbols *s, const char *name);

@@ -930,6 +930,24 @@ static void test_modules(void)
 	pk_symbols_resolve(s, NULL, 1, 0xffffffffc0020010ull, &loc);
 	is_str(loc.dso ? loc.dso->short_name : NULL, "[nf_nat]", "nf-nat.ko.xz: short name [nf_nat]");
 	pk_symbols_free(s);
+
+	/*
+	 * The entry's misc decides, as in simpleperf/generated_by_linux_perf.data:
+	 * honeevent.ko listed with misc USER (2) stays "[honeevent]" in perf
+	 * script; with misc KERNEL (1) it would be its path.
+	 */
+	s = pk_symbols_new(&o);
+	pk_symbols_build_id_misc(s, -1, 2, "/lib/modules/3.13.0-93-generic/updates/dkms/honeevent.ko",
+				 (const uint8_t *)"0123456789abcdefghij", 20);
+	pk_symbols_build_id_misc(s, -1, 1, pata, (const uint8_t *)"abcdefghij0123456789", 20);
+	pk_symbols_mmap(s, -1, 0, 0xffffffffa063d000ull, 0xa67000, 0,
+			"/lib/modules/3.13.0-93-generic/updates/dkms/honeevent.ko", 1, NULL, 0, 0, 0);
+	pk_symbols_mmap(s, -1, 0, 0xffffffffc0000000ull, 0x5000, 0, pata, 1, NULL, 0, 0, 0);
+	pk_symbols_resolve(s, NULL, 1, 0xffffffffa063dbd0ull, &loc);
+	is_str(loc.dso ? loc.dso->name : NULL, "[honeevent]", "module with a user-space build-id entry: [honeevent]");
+	pk_symbols_resolve(s, NULL, 1, 0xffffffffc0000010ull, &loc);
+	is_str(loc.dso ? loc.dso->name : NULL, pata, "module with a kernel build-id entry (misc 1): its path");
+	pk_symbols_free(s);
 }
 
 static void test_fork_exec(void)

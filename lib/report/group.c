@@ -1,0 +1,308 @@
+/*
+ * perf report's event-group view (perf report --group, perf 6.1's default
+ * for files with the GROUP_DESC feature): the events of a group share one
+ * block headed by the leader, titled "anon group { a, b }" (or the group's
+ * name), with the summed sample count and event count, one entry per
+ * sort-key value seen in any member and one percentage (and -n sample)
+ * column per member. Entries stay per event while samples stream in; the
+ * rows are matched by their key words here, at print time only.
+ *
+ * Order (perf's __hpp__sort): Children of the leader (callers above callees
+ * on ties, as for one event), then Self of the leader and of each member in
+ * turn, then the sort keys. The call graph under a row is the leader's.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <perfkit/session.h>
+#include "internal.h"
+
+/*
+ * Group membership from GROUP_DESC {name, leader_idx, nr_members}: the
+ * members follow their leader in the evlist. --group on a file without
+ * groups puts every event under the first (perf's forced leader).
+ */
+int rp_groups_setup(struct pk_report *r, struct pk_perfdata *p, size_t nev)
+{
+	const struct pk_features *f = p ? pk_perfdata_features(p) : NULL;
+	int any = 0;
+
+	free(r->grp_leader);
+	free(r->grp_nr);
+	r->grp_leader = r->grp_nr = NULL;
+	r->grp_n = 0;
+	r->grp_view = r->grp_forced = 0;
+	if (!nev)
+		return 0;
+	r->grp_leader = malloc(nev * sizeof(*r->grp_leader));
+	r->grp_nr = malloc(nev * sizeof(*r->grp_nr));
+	if (!r->grp_leader || !r->grp_nr)
+		return -ENOMEM;
+	r->grp_n = nev;
+	for (size_t i = 0; i < nev; i++) {
+		r->grp_leader[i] = (uint32_t)i;
+		r->grp_nr[i] = 1;
+	}
+	if (f && pk_features_has(f, PK_FEAT_GROUP_DESC)) {
+		for (uint32_t g = 0; g < f->nr_groups; g++) {
+			uint32_t l = f->groups[g].leader_idx, m = f->groups[g].nr_members;
+
+			if (l >= nev || m < 1 || m > nev - l || r->grp_nr[l] != 1 || r->grp_leader[l] != l)
+				continue;       /* out of range or overlapping: perf drops it too */
+			r->grp_nr[l] = m;
+			for (uint32_t k = 1; k < m; k++)
+				r->grp_leader[l + k] = l;
+			if (m > 1)
+				any = 1;
+		}
+	}
+	if (r->o.group > 0 && !any && nev > 1) {
+		r->grp_forced = 1;
+		r->grp_nr[0] = (uint32_t)nev;
+		for (size_t i = 1; i < nev; i++)
+			r->grp_leader[i] = 0;
+	}
+	r->grp_view = r->o.group >= 0;
+	return 0;
+}
+
+/* The group's title: "anon group { a, b }", "NAME { a, b }" or, forced, "a, b". */
+static void rp_group_name(struct pk_perfdata *p, uint32_t leader, uint32_t nr, int forced,
+			  char *buf, size_t sz)
+{
+	const struct pk_features *f = p ? pk_perfdata_features(p) : NULL;
+	const char *gname = "anon group";
+	size_t len = 0;
+
+	if (f && !forced)
+		for (uint32_t g = 0; g < f->nr_groups; g++)
+			if (f->groups[g].leader_idx == leader && f->groups[g].name &&
+			    strcmp(f->groups[g].name, "{anon_group}"))
+				gname = f->groups[g].name;
+	buf[0] = '\0';
+	if (!forced)
+		len += (size_t)snprintf(buf, sz, "%s { ", gname);
+	for (uint32_t k = 0; k < nr && len < sz; k++) {
+		const struct pk_evsel *ev = p ? pk_perfdata_evsel(p, leader + k) : NULL;
+
+		if (ev && ev->name)
+			len += (size_t)snprintf(buf + len, sz - len, "%s%s", k ? ", " : "", ev->name);
+		else
+			len += (size_t)snprintf(buf + len, sz - len, "%sevent%u", k ? ", " : "", leader + k);
+	}
+	if (!forced && len < sz)
+		snprintf(buf + len, sz - len, " }");
+}
+
+/* ---- rows: one per key, an entry (or none) per member --------------------- */
+
+struct rp_gsort {
+	struct pk_report *r;
+	uint32_t nr;                /* members */
+	const uint32_t *rows;       /* nr entry indices per row, UINT32_MAX: none */
+	uint32_t leader;
+};
+static struct rp_gsort gs;
+
+static int rp_keywords_cmp(const void *pa, const void *pb)
+{
+	const struct rp_entry *a = &gs.r->ent[*(const uint32_t *)pa], *b = &gs.r->ent[*(const uint32_t *)pb];
+	int nw = 1 + 2 * gs.r->nr_keys;
+
+	for (int i = 1; i < nw; i++)
+		if (a->key[i] != b->key[i])
+			return a->key[i] < b->key[i] ? -1 : 1;
+	return (a->evsel > b->evsel) - (a->evsel < b->evsel);
+}
+
+static const struct rp_entry *rp_row_ent(const uint32_t *row, uint32_t k)
+{
+	return row[k] == UINT32_MAX ? NULL : &gs.r->ent[row[k]];
+}
+
+static const struct rp_entry *rp_row_rep(const uint32_t *row)
+{
+	for (uint32_t k = 0; k < gs.nr; k++)
+		if (row[k] != UINT32_MAX)
+			return &gs.r->ent[row[k]];
+	return NULL;
+}
+
+static int rp_u64_desc(uint64_t a, uint64_t b)
+{
+	return a == b ? 0 : (a > b ? -1 : 1);
+}
+
+static int rp_row_order(const void *pa, const void *pb)
+{
+	const struct pk_report *r = gs.r;
+	const uint32_t *ra = &gs.rows[*(const uint32_t *)pa * gs.nr];
+	const uint32_t *rb = &gs.rows[*(const uint32_t *)pb * gs.nr];
+	const struct rp_entry *la = rp_row_ent(ra, 0), *lb = rp_row_ent(rb, 0);
+	const struct rp_entry *a = rp_row_rep(ra), *b = rp_row_rep(rb);
+	int c;
+
+	if (r->children) {
+		/* Children compares the leader only (perf's __hpp__sort_acc) */
+		if ((c = rp_u64_desc(la ? la->acc : 0, lb ? lb->acc : 0)))
+			return c;
+		if (r->use_callchain && a->pid == b->pid && a->tid == b->tid) {
+			uint32_t da = la ? la->max_depth : 0, db = lb ? lb->max_depth : 0;
+
+			if (da != db) {
+				c = da > db ? -1 : 1;
+				return r->cg_order == PK_CG_CALLEE ? -c : c;
+			}
+		}
+	}
+	for (uint32_t k = 0; k < gs.nr; k++) {
+		const struct rp_entry *ea = rp_row_ent(ra, k), *eb = rp_row_ent(rb, k);
+
+		if ((c = rp_u64_desc(ea ? ea->self : 0, eb ? eb->self : 0)))
+			return c;
+	}
+	for (int i = 0; i < r->nr_keys; i++)
+		if ((c = rp_key_cmp(r, r->keys[i], a, b)))
+			return c;
+	return 0;
+}
+
+/*
+ * Rows of the group led by @leader with @nr members, sorted as printed:
+ * *@rows gets nr entry indices per row, *@order the row order. Caller frees both.
+ */
+static int rp_group_rows(struct pk_report *r, uint32_t leader, uint32_t nr, uint32_t **rows,
+			 uint32_t **order, size_t *nrows)
+{
+	uint32_t *v = malloc((r->nr_ent ? r->nr_ent : 1) * sizeof(*v)), *rw = NULL, *ord = NULL;
+	size_t k = 0, n = 0;
+
+	*rows = *order = NULL;
+	*nrows = 0;
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nr_ent; i++) {
+		uint32_t ev = r->ent[i].evsel;
+
+		if (ev >= leader && ev - leader < nr && ev < r->grp_n && r->grp_leader[ev] == leader)
+			v[k++] = (uint32_t)i;
+	}
+	gs = (struct rp_gsort){ .r = r, .nr = nr, .leader = leader };
+	qsort(v, k, sizeof(*v), rp_keywords_cmp);
+	rw = malloc((k ? k : 1) * nr * sizeof(*rw));
+	ord = malloc((k ? k : 1) * sizeof(*ord));
+	if (!rw || !ord) {
+		free(v);
+		free(rw);
+		free(ord);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < k; i++) {
+		const struct rp_entry *e = &r->ent[v[i]];
+
+		/* a new key: entries of one key differ only by their event */
+		if (!i || memcmp(&r->ent[v[i - 1]].key[1], &e->key[1],
+				 (size_t)(2 * r->nr_keys) * sizeof(e->key[0]))) {
+			for (uint32_t m = 0; m < nr; m++)
+				rw[n * nr + m] = UINT32_MAX;
+			ord[n] = (uint32_t)n;
+			n++;
+		}
+		rw[(n - 1) * nr + (e->evsel - leader)] = v[i];
+	}
+	free(v);
+	gs.rows = rw;
+	qsort(ord, n, sizeof(*ord), rp_row_order);
+	*rows = rw;
+	*order = ord;
+	*nrows = n;
+	return 0;
+}
+
+/* ---- printing ------------------------------------------------------------- */
+
+int rp_group_print(struct pk_report *r, struct pk_session *ss, uint32_t leader,
+		   const uint32_t *pair_order, FILE *out)
+{
+	struct pk_perfdata *p = ss ? pk_session_data(ss) : NULL;
+	uint32_t nr = r->grp_nr[leader], *rows, *order, *reps;
+	uint64_t nr_samples = 0, count = 0, total[64];
+	size_t width[RP_MAX_KEYS], n;
+	char name[1024];
+	int err;
+
+	if (nr > 64)
+		nr = 64;                /* columns beyond 64 members are not shown */
+	for (uint32_t k = 0; k < nr; k++) {
+		size_t idx = (size_t)leader + k;
+
+		total[k] = 0;
+		if (idx < r->nr_hists && r->hists[idx].used) {
+			nr_samples += r->hists[idx].nr_samples;
+			total[k] = r->hists[idx].total_period;
+		}
+		if (r->o.add_filtered && ss) {
+			const struct pk_session_counts *sc = pk_session_counts(ss, idx);
+
+			if (sc) {
+				nr_samples += sc->nr_filtered;
+				total[k] += sc->filtered_period;
+			}
+		}
+		count += total[k];
+	}
+	if ((err = rp_group_rows(r, leader, nr, &rows, &order, &n)))
+		return err;
+	reps = malloc((n ? n : 1) * sizeof(*reps));
+	if (!reps) {
+		free(rows);
+		free(order);
+		return -ENOMEM;
+	}
+	gs.r = r;
+	gs.nr = nr;
+	for (size_t i = 0; i < n; i++)
+		reps[i] = (uint32_t)(rp_row_rep(&rows[order[i] * nr]) - r->ent);
+	rp_key_widths(r, reps, n, width);
+	rp_group_name(p, leader, nr, r->grp_forced, name, sizeof(name));
+	rp_print_title(out, nr_samples, 1, name);
+	fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", count);
+	rp_print_columns(r, width, (int)nr, out);
+
+	for (size_t i = 0; i < n; i++) {
+		const uint32_t *row = &rows[order[i] * nr];
+		const struct rp_entry *le = rp_row_ent(row, 0);
+		uint64_t lv = le ? (r->children ? le->acc : le->self) : 0;
+
+		if ((total[0] ? (double)lv * 100.0 / (double)total[0] : 0.0) < r->o.percent_limit)
+			continue;
+		for (int pass = r->children ? 0 : 1; pass < 2; pass++) {   /* Children, Self */
+			fputs("  ", out);
+			for (uint32_t k = 0; k < nr; k++) {
+				const struct rp_entry *e = rp_row_ent(row, k);
+				uint64_t v = e ? (pass ? e->self : e->acc) : 0;
+
+				fprintf(out, "%7.2f%%", total[k] ? (double)v * 100.0 / (double)total[k] : 0.0);
+			}
+		}
+		if (r->o.show_nr_samples) {
+			fputs("  ", out);
+			for (uint32_t k = 0; k < nr; k++) {
+				const struct rp_entry *e = rp_row_ent(row, k);
+
+				fprintf(out, "%12" PRIu64, e ? e->nr_self : 0);
+			}
+		}
+		rp_print_keys(r, &r->ent[reps[i]], width, out);
+		fputc('\n', out);
+		if (r->use_callchain && pair_order && le)
+			rp_callgraph_print(r, le, pair_order, total[0], out);
+	}
+	fputs("\n\n", out);
+	free(reps);
+	free(rows);
+	free(order);
+	return 0;
+}
