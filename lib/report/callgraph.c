@@ -86,7 +86,6 @@ static uint32_t rp_node_child(struct pk_report *r, uint32_t parent, const struct
 			return UINT32_MAX;
 		r->nodes = nn;
 		r->cap_nodes = ncap;
-		rp_hugepage_advise(nn, ncap * sizeof(*nn));
 	}
 	r->nodes[r->nr_nodes] = (struct rp_node){ .parent = parent, .depth = r->nodes[parent].depth + 1,
 		.sym = l->sym, .dso = l->dso, .ip = l->ip, .inlined = inlined, .last_child = UINT32_MAX,
@@ -161,7 +160,6 @@ int rp_pair_add(struct pk_report *r, uint32_t entry, uint32_t node, uint64_t per
 			return -ENOMEM;
 		r->pairs = np;
 		r->cap_pairs = ncap;
-		rp_hugepage_advise(np, ncap * sizeof(*np));
 	}
 	if (idx)
 		*idx = (uint32_t)r->nr_pairs;

@@ -242,7 +242,6 @@ uint32_t rp_entry_get(struct pk_report *r, const struct rp_keyctx *c)
 			return UINT32_MAX;
 		r->ent = ne;
 		r->cap_ent = ncap;
-		rp_hugepage_advise(ne, ncap * sizeof(*ne));
 	}
 	{
 		struct rp_entry *e = &r->ent[r->nr_ent];

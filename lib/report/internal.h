@@ -121,9 +121,6 @@ struct rp_hists {               /* per evsel */
 	int used;
 };
 
-/* table.c: huge pages for big, randomly probed tables */
-void rp_hugepage_advise(void *p, size_t len);
-
 /* memo.c: the stack memo (see there) */
 enum { RP_MEMO_SELF = 1, RP_MEMO_ACC = 2 };
 struct rp_memo_op {

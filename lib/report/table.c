@@ -7,22 +7,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include "internal.h"
 
-/*
- * Big tables are probed at random; with 4 KiB pages nearly every probe is
- * also a TLB miss. Ask for transparent huge pages on the 2 MiB-aligned
- * interior of any allocation of 4 MiB or more (a hint: ignored where THP is off).
- */
-void rp_hugepage_advise(void *p, size_t len)
-{
-	uintptr_t start = ((uintptr_t)p + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1);
-	uintptr_t end = ((uintptr_t)p + len) & ~(uintptr_t)((2u << 20) - 1);
-
-	if (len >= (4u << 20) && end > start)
-		madvise((void *)start, end - start, MADV_HUGEPAGE);
-}
 
 static inline uint64_t rp_hash3(uint64_t a, uint64_t b, uint64_t c)
 {
@@ -38,7 +24,6 @@ int rp_map_init(struct rp_map *m, size_t cap)
 	m->slots = calloc(n, sizeof(*m->slots));
 	if (!m->slots)
 		return -ENOMEM;
-	rp_hugepage_advise(m->slots, n * sizeof(*m->slots));
 	m->mask = n - 1;
 	m->n = 0;
 	return 0;
@@ -65,7 +50,6 @@ static int rp_map_grow(struct rp_map *m)
 
 	if (!ns)
 		return -ENOMEM;
-	rp_hugepage_advise(ns, ncap * sizeof(*ns));
 	for (size_t i = 0; i <= m->mask; i++) {
 		struct rp_slot *s = &m->slots[i];
 		size_t j;
