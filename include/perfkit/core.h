@@ -186,6 +186,18 @@ PK_API int pk_workload_start(struct pk_workload *w, struct pk_diag *diag);
 /* Kill (if still running) and reap a workload that will not be started. */
 PK_API void pk_workload_abort(struct pk_workload *w);
 
+/* ---- this machine ------------------------------------------------------------ */
+
+/* True if @osrelease (a recording's `uname -r`) is the running kernel's; NULL is not. */
+PK_API int pk_kernel_is_running(const char *osrelease);
+
+/*
+ * This process's vDSO ELF image (getauxval(AT_SYSINFO_EHDR)) and its length
+ * (the [vdso] mapping, or the extent its headers give). Read-only memory of
+ * our own: copy it before handing it to anything that writes. 0 or -ENOENT.
+ */
+PK_API int pk_vdso_self(const void **image, size_t *size);
+
 /* ---- time ---------------------------------------------------------------- */
 
 /* CLOCK_MONOTONIC in nanoseconds. */

@@ -77,7 +77,8 @@ int pk_file_read_line(const char *path, char *buf, size_t sz)
 	return 0;
 }
 
-int pk_file_read_u64(const char *path, uint64_t *v)
+/* The first line of @path as an integer in @base (0: decimal or 0x hex). */
+static int read_int(const char *path, int is_signed, int base, uint64_t *v)
 {
 	char line[64], *end;
 	int err = pk_file_read_line(path, line, sizeof(line));
@@ -85,24 +86,25 @@ int pk_file_read_u64(const char *path, uint64_t *v)
 	if (err)
 		return err;
 	errno = 0;
-	*v = strtoull(line, &end, 0);
+	*v = is_signed ? (uint64_t)strtoll(line, &end, base) : strtoull(line, &end, base);
 	if (errno || end == line)
 		return -EINVAL;
 	return 0;
 }
 
+int pk_file_read_u64(const char *path, uint64_t *v)
+{
+	return read_int(path, 0, 0, v);
+}
+
 int pk_file_read_s64(const char *path, int64_t *v)
 {
-	char line[64], *end;
-	int err = pk_file_read_line(path, line, sizeof(line));
+	uint64_t u;
+	int err = read_int(path, 1, 10, &u);
 
-	if (err)
-		return err;
-	errno = 0;
-	*v = strtoll(line, &end, 10);
-	if (errno || end == line)
-		return -EINVAL;
-	return 0;
+	if (!err)
+		*v = (int64_t)u;
+	return err;
 }
 
 static int cmp_int(const void *a, const void *b)

@@ -20,7 +20,7 @@ static uint64_t hash_bytes(const char *s, size_t len)
 	return pk_hash_mix64(h);
 }
 
-static int grow_array(void **p, uint32_t *cap, uint32_t need, size_t elem)
+int pk_exp_grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 {
 	uint32_t c = *cap ? *cap : 64;
 	void *q;
@@ -110,8 +110,8 @@ int pk_exp_str_intern(struct pk_exp_strtab *t, const char *s, size_t len, uint32
 	if (t->n + 1 > t->cap) {
 		uint32_t c1 = t->cap, c2 = t->cap;
 
-		if ((err = grow_array((void **)&t->off, &c1, t->n + 1, sizeof(*t->off))) ||
-		    (err = grow_array((void **)&t->len, &c2, t->n + 1, sizeof(*t->len))))
+		if ((err = pk_exp_grow((void **)&t->off, &c1, t->n + 1, sizeof(*t->off))) ||
+		    (err = pk_exp_grow((void **)&t->len, &c2, t->n + 1, sizeof(*t->len))))
 			return err;
 		t->cap = c1 < c2 ? c1 : c2;
 	}
@@ -208,7 +208,7 @@ static uint64_t node_hash(uint32_t parent, uint64_t key)
 int pk_exp_trie_init(struct pk_exp_trie *t)
 {
 	memset(t, 0, sizeof(*t));
-	if (grow_array((void **)&t->nodes, &t->cap, 1, sizeof(*t->nodes)))
+	if (pk_exp_grow((void **)&t->nodes, &t->cap, 1, sizeof(*t->nodes)))
 		return -ENOMEM;
 	memset(&t->nodes[0], 0, sizeof(t->nodes[0]));
 	t->n = 1;
@@ -258,7 +258,7 @@ int pk_exp_trie_child(struct pk_exp_trie *t, uint32_t parent, uint64_t key, uint
 			return 0;
 		}
 	}
-	if ((err = grow_array((void **)&t->nodes, &t->cap, t->n + 1, sizeof(*t->nodes))))
+	if ((err = pk_exp_grow((void **)&t->nodes, &t->cap, t->n + 1, sizeof(*t->nodes))))
 		return err;
 	nd = &t->nodes[t->n];
 	nd->parent = parent;

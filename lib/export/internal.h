@@ -32,6 +32,9 @@ struct pk_exp_strtab {
 	uint32_t nslots;             /* power of two */
 };
 
+/* Grow the array *@p of @elem-byte items (capacity *@cap, doubling) to hold @need. 0 or -ENOMEM. */
+int pk_exp_grow(void **p, uint32_t *cap, uint32_t need, size_t elem);
+
 void pk_exp_strtab_init(struct pk_exp_strtab *t);
 void pk_exp_strtab_release(struct pk_exp_strtab *t);
 /* Intern @len bytes at @s; *id gets the string's id. 0 or -ENOMEM. */

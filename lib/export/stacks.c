@@ -278,33 +278,9 @@ static int event_index(struct pk_export *e, const struct pk_evsel *evsel, uint32
 
 /* ---- locations (pprof, json) ------------------------------------------------ */
 
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
-{
-	uint32_t c = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need) {
-		if (c > UINT32_MAX / 2)
-			return -ENOMEM;
-		c *= 2;
-	}
-	q = realloc(*p, (size_t)c * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
 static uint64_t loc_hash(uint32_t mapping, uint64_t ip)
 {
-	uint64_t x = ip * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)mapping << 17);
-
-	x ^= x >> 31;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	return x ^ (x >> 29);
+	return pk_hash_mix64(ip * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)mapping << 17));
 }
 
 static int loc_rehash(struct pk_export *e)
@@ -337,7 +313,7 @@ static int location_id(struct pk_export *e, const struct pk_location *loc, uint3
 		if (pk_exp_ptrmap_get(&e->map_ids, (uintptr_t)loc->map, &v)) {
 			mapping = v;
 		} else {
-			if ((err = grow((void **)&e->mappings, &e->cap_mappings, e->nr_mappings + 1,
+			if ((err = pk_exp_grow((void **)&e->mappings, &e->cap_mappings, e->nr_mappings + 1,
 					sizeof(*e->mappings))))
 				return err;
 			e->mappings[e->nr_mappings].map = loc->map;
@@ -362,8 +338,8 @@ static int location_id(struct pk_export *e, const struct pk_location *loc, uint3
 		} else {
 			uint32_t c1 = e->cap_funcs, c2 = e->cap_funcs;
 
-			if ((err = grow((void **)&e->funcs, &c1, e->nr_funcs + 1, sizeof(*e->funcs))) ||
-			    (err = grow((void **)&e->func_dsos, &c2, e->nr_funcs + 1, sizeof(*e->func_dsos))))
+			if ((err = pk_exp_grow((void **)&e->funcs, &c1, e->nr_funcs + 1, sizeof(*e->funcs))) ||
+			    (err = pk_exp_grow((void **)&e->func_dsos, &c2, e->nr_funcs + 1, sizeof(*e->func_dsos))))
 				return err;
 			e->cap_funcs = c1 < c2 ? c1 : c2;
 			e->funcs[e->nr_funcs] = loc->sym;
@@ -373,7 +349,7 @@ static int location_id(struct pk_export *e, const struct pk_location *loc, uint3
 				return err;
 		}
 	}
-	if ((err = grow((void **)&e->locs, &e->cap_locs, e->nr_locs + 1, sizeof(*e->locs))))
+	if ((err = pk_exp_grow((void **)&e->locs, &e->cap_locs, e->nr_locs + 1, sizeof(*e->locs))))
 		return err;
 	l = &e->locs[e->nr_locs];
 	l->mapping = mapping;

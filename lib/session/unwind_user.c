@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <linux/perf_event.h>
 #include <perfkit/unwind.h>
 #include "session/internal.h"
@@ -61,10 +60,9 @@ int pk_session_unwind_user(struct pk_unwind **uwp, struct pk_perfdata *data, con
 			.e_machine = pk_unwind_machine(f ? f->arch : NULL),
 			.symfs = symfs,
 		};
-		struct utsname u;
 
 		/* recorded on this kernel: our own vDSO stands for a "[vdso]" without build-id */
-		o.own_vdso = f && f->osrelease && !uname(&u) && !strcmp(f->osrelease, u.release);
+		o.own_vdso = f && pk_kernel_is_running(f->osrelease);
 
 		*uwp = pk_unwind_new(&o);
 		if (!*uwp)

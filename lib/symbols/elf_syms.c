@@ -428,7 +428,7 @@ int sym_elf_load(struct pk_symbols *s, struct sym_dso *d)
 	 * come from this kernel.
 	 */
 	if (!p.have_syms && !p.have_runtime && d->kind == SYM_DSO_VDSO &&
-	    !strcmp(d->pub.name, "[vdso]") && (d->pub.build_id_size || sym_vdso_same_kernel(s))) {
+	    !strcmp(d->pub.name, "[vdso]") && (d->pub.build_id_size || sym_same_kernel(s))) {
 		struct symsrc ss;
 
 		if (ss_open_vdso(&ss, d) == 0) {

@@ -205,7 +205,7 @@ char *sym_demangle(const char *name);
 /* A malloc'd copy of this process's vdso image. 0 or -errno. */
 int sym_vdso_image(void **image, size_t *size);
 /* The file was recorded on this machine's kernel (same osrelease, or unknown). */
-int sym_vdso_same_kernel(const struct pk_symbols *s);
+int sym_same_kernel(const struct pk_symbols *s);
 
 /* srcline.c */
 void sym_srcline_free_all(struct pk_symbols *s);

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/utsname.h>
 #include "symbols/internal.h"
 
 #define KSYM_NAME_LEN 512
@@ -127,8 +126,6 @@ static int kload_fn(void *arg, const char *name, char type, uint64_t start)
  */
 static int kallsyms_usable(struct pk_symbols *s)
 {
-	struct utsname u;
-
 	if (s->kallsyms_ok >= 0)
 		return s->kallsyms_ok;
 	s->kallsyms_ok = 0;
@@ -136,7 +133,7 @@ static int kallsyms_usable(struct pk_symbols *s)
 		s->kallsyms_ok = 1;      /* an explicit file is trusted */
 	else if (s->symfs[0])
 		s->kallsyms_ok = 0;      /* perf: no local files under --symfs */
-	else if (!s->osrelease || (uname(&u) == 0 && !strcmp(u.release, s->osrelease)))
+	else if (sym_same_kernel(s))
 		s->kallsyms_ok = 1;
 	else if (!s->kernel || !s->kernel->pub.build_id_size)
 		s->kallsyms_ok = 2;      /* perf's dso__find_kallsyms: no build-id, running kernel's */

@@ -4,7 +4,7 @@
  * the same image (perf uses its own copy the same way). Its CFI lets the
  * walk leave a sample taken inside clock_gettime() and friends.
  *
- * The image is found through getauxval(AT_SYSINFO_EHDR), copied once into a
+ * The image comes from pk_vdso_self() (core), copied once into a
  * memfd (libdwfl reports modules from file descriptors) and used when the
  * map's build-id equals the image's, or, without a build-id, when the caller
  * said the file was recorded on this kernel (pk_unwind_opts.own_vdso).
@@ -16,12 +16,9 @@
 #include <elf.h>
 #include <errno.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include "unwind/internal.h"
-
-#define VDSO_MAX (1u << 20)
 
 /* The build-id note of the image (size 0 if none). */
 static void image_build_id(const unsigned char *img, size_t size, uint8_t *out, uint8_t *out_size)
@@ -61,23 +58,21 @@ static void image_build_id(const unsigned char *img, size_t size, uint8_t *out, 
 /* Copy this process's vDSO into a memfd once; -1 if there is none. */
 static int vdso_open(struct pk_unwind *uw)
 {
-	const unsigned char *img = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	const void *self;
+	const unsigned char *img;
 	Elf64_Ehdr eh;
-	uint64_t size;
+	size_t size;
 	int fd;
 
 	if (uw->vdso_fd != -2)
 		return uw->vdso_fd;
 	uw->vdso_fd = -1;
-	if (!img)
+	if (pk_vdso_self(&self, &size) || size < sizeof(eh))
 		return -1;
+	img = self;
 	memcpy(&eh, img, sizeof(eh));
 	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh.e_machine != uw->e_machine)
-		return -1;
-	/* the section headers come last in the image */
-	size = eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize;
-	if (size < sizeof(eh) || size > VDSO_MAX)
 		return -1;
 	fd = memfd_create("perfkit-vdso", MFD_CLOEXEC);
 	if (fd < 0)
