@@ -41,42 +41,61 @@ static int rp_scratch(struct pk_report *r, size_t n)
  * Inline frames compare by name, as perf's match_chain() does (their
  * synthesized symbols share one interned name pointer per name).
  */
-static inline void rp_fkey(const struct pk_location *l, int inlined, uint64_t *fa, uint64_t *fb)
+static inline void rp_fkey(const struct pk_sym *sym, const struct pk_dso *dso, uint64_t ip,
+			   int inlined, uint64_t *fa, uint64_t *fb)
 {
-	if (l->sym && inlined) {
-		*fa = (uintptr_t)l->sym->name;
+	if (sym && inlined) {
+		*fa = (uintptr_t)sym->name;
 		*fb = 1;
-	} else if (l->sym) {
-		*fa = (uintptr_t)l->sym;
+	} else if (sym) {
+		*fa = (uintptr_t)sym;
 		*fb = 0;
 	} else {
-		*fa = (uintptr_t)l->dso | 1;   /* odd: never a symbol pointer */
-		*fb = l->ip;
+		*fa = (uintptr_t)dso | 1;   /* odd: never a symbol pointer */
+		*fb = ip;
 	}
+}
+
+static inline int rp_node_is(const struct rp_node *c, const struct pk_location *l, uint8_t inlined)
+{
+	return c->inlined == inlined &&
+	       (inlined ? c->sym->name == l->sym->name :
+		l->sym ? c->sym == l->sym : (!c->sym && c->dso == l->dso && c->ip == l->ip));
+}
+
+struct rp_child_key {
+	const struct pk_report *r;
+	uint32_t parent;
+	uint8_t inlined;
+	const struct pk_location *l;
+};
+
+static int rp_child_eq(const void *ctx, uint32_t idx)
+{
+	const struct rp_child_key *k = ctx;
+	const struct rp_node *c = &k->r->nodes[idx];
+
+	return c->parent == k->parent && rp_node_is(c, k->l, k->inlined);
 }
 
 static uint32_t rp_node_child(struct pk_report *r, uint32_t parent, const struct pk_location *l,
 			      uint8_t inlined)
 {
+	struct rp_child_key k = { r, parent, inlined, l };
 	uint64_t fa, fb;
-	uint32_t *v;
-	int found;
+	uint32_t h, last = r->nodes[parent].last_child;
+	struct rp_ix *slot;
 
-	rp_fkey(l, inlined, &fa, &fb);
-	if (r->nodes[parent].last_child != UINT32_MAX) {
-		const struct rp_node *c = &r->nodes[r->nodes[parent].last_child];
-
-		if (c->inlined == inlined &&
-		    (inlined ? c->sym->name == l->sym->name :
-		     l->sym ? c->sym == l->sym : (!c->sym && c->dso == l->dso && c->ip == l->ip)))
-			return r->nodes[parent].last_child;
-	}
-	v = rp_map_get(&r->trie, parent, fa, fb, &found, (uint32_t)r->nr_nodes);
-	if (!v)
+	if (last != UINT32_MAX && rp_node_is(&r->nodes[last], l, inlined))
+		return last;
+	rp_fkey(l->sym, l->dso, l->ip, inlined, &fa, &fb);
+	h = (uint32_t)rp_hash3(parent, fa, fb);
+	if (rp_ixmap_reserve(&r->trie))
 		return UINT32_MAX;
-	if (found) {
-		r->nodes[parent].last_child = *v;
-		return *v;
+	slot = rp_ixmap_probe(&r->trie, h, rp_child_eq, &k);
+	if (slot->idx1) {
+		r->nodes[parent].last_child = slot->idx1 - 1;
+		return slot->idx1 - 1;
 	}
 	if (r->nr_nodes == r->cap_nodes) {
 		size_t ncap = r->cap_nodes * 2;
@@ -87,9 +106,10 @@ static uint32_t rp_node_child(struct pk_report *r, uint32_t parent, const struct
 		r->nodes = nn;
 		r->cap_nodes = ncap;
 	}
+	rp_ixmap_fill(&r->trie, slot, h, (uint32_t)r->nr_nodes);
 	r->nodes[r->nr_nodes] = (struct rp_node){ .parent = parent, .depth = r->nodes[parent].depth + 1,
 		.sym = l->sym, .dso = l->dso, .ip = l->ip, .inlined = inlined, .last_child = UINT32_MAX,
-		.last_pair = UINT32_MAX };
+		.last_pair = UINT32_MAX, .first_pair = UINT32_MAX };
 	r->nodes[parent].last_child = (uint32_t)r->nr_nodes;
 	return (uint32_t)r->nr_nodes++;
 }
@@ -106,7 +126,7 @@ int rp_path_intern(struct pk_report *r, const struct pk_rsample *rs)
 		if (!r->nodes)
 			return -ENOMEM;
 		r->nr_nodes = 1;                /* node 0: the root, the empty chain */
-		r->nodes[0].last_child = r->nodes[0].last_pair = UINT32_MAX;
+		r->nodes[0].last_child = r->nodes[0].last_pair = r->nodes[0].first_pair = UINT32_MAX;
 	}
 	if (r->cg_order == PK_CG_CALLER) {
 		/* leaf-first trie: the chain of frame i is frames i..0, caller to callee */
@@ -129,43 +149,71 @@ int rp_path_intern(struct pk_report *r, const struct pk_rsample *rs)
 	return 0;
 }
 
-int rp_pair_add(struct pk_report *r, uint32_t entry, uint32_t node, uint64_t period, uint32_t *idx)
-{
-	uint32_t *v;
-	int found;
+struct rp_pair_key {
+	const struct pk_report *r;
+	uint32_t entry, node;
+};
 
-	if (r->nodes && r->nodes[node].last_pair != UINT32_MAX &&
-	    r->pairs[r->nodes[node].last_pair].entry == entry) {
-		r->pairs[r->nodes[node].last_pair].period += period;
-		if (idx)
-			*idx = r->nodes[node].last_pair;
-		return 0;
-	}
-	v = rp_map_get(&r->pair_idx, entry, node, 0, &found, (uint32_t)r->nr_pairs);
-	if (!v)
-		return -ENOMEM;
-	if (found) {
-		r->pairs[*v].period += period;
-		if (idx)
-			*idx = *v;
-		if (r->nodes)
-			r->nodes[node].last_pair = *v;
-		return 0;
+static int rp_pair_eq(const void *ctx, uint32_t idx)
+{
+	const struct rp_pair_key *k = ctx;
+
+	return k->r->pairs[idx].entry == k->entry && k->r->pairs[idx].node == k->node;
+}
+
+/*
+ * The pair (entry, node), created with period 0 when new; UINT32_MAX on
+ * ENOMEM. Nearly every node reaches one entry only: that first pair lives in
+ * the node, and only the others go through the hash index.
+ */
+static uint32_t rp_pair_find(struct pk_report *r, uint32_t entry, uint32_t node)
+{
+	struct rp_node *n = r->nodes ? &r->nodes[node] : NULL;
+	struct rp_pair_key k = { r, entry, node };
+	struct rp_ix *slot = NULL;
+	uint32_t h = 0, idx;
+
+	if (n && n->last_pair != UINT32_MAX && r->pairs[n->last_pair].entry == entry)
+		return n->last_pair;
+	if (n && n->first_pair != UINT32_MAX && r->pairs[n->first_pair].entry == entry)
+		return n->last_pair = n->first_pair;
+	if (!n || n->first_pair != UINT32_MAX) {
+		h = (uint32_t)rp_hash3(entry, node, 0);
+		if (rp_ixmap_reserve(&r->pair_idx))
+			return UINT32_MAX;
+		slot = rp_ixmap_probe(&r->pair_idx, h, rp_pair_eq, &k);
+		if (slot->idx1)
+			return n ? (n->last_pair = slot->idx1 - 1) : slot->idx1 - 1;
 	}
 	if (r->nr_pairs == r->cap_pairs) {
 		size_t ncap = r->cap_pairs ? r->cap_pairs * 2 : 4096;
 		struct rp_pair *np = realloc(r->pairs, ncap * sizeof(*np));
 
 		if (!np)
-			return -ENOMEM;
+			return UINT32_MAX;
 		r->pairs = np;
 		r->cap_pairs = ncap;
 	}
+	idx = (uint32_t)r->nr_pairs++;
+	r->pairs[idx] = (struct rp_pair){ entry, node, 0 };
+	if (slot)
+		rp_ixmap_fill(&r->pair_idx, slot, h, idx);
+	else
+		n->first_pair = idx;
+	if (n)
+		n->last_pair = idx;
+	return idx;
+}
+
+int rp_pair_add(struct pk_report *r, uint32_t entry, uint32_t node, uint64_t period, uint32_t *idx)
+{
+	uint32_t i = rp_pair_find(r, entry, node);
+
+	if (i == UINT32_MAX)
+		return -ENOMEM;
+	r->pairs[i].period += period;
 	if (idx)
-		*idx = (uint32_t)r->nr_pairs;
-	if (r->nodes)
-		r->nodes[node].last_pair = (uint32_t)r->nr_pairs;
-	r->pairs[r->nr_pairs++] = (struct rp_pair){ entry, node, period };
+		*idx = i;
 	return 0;
 }
 
@@ -221,16 +269,7 @@ static uint32_t pt_add(struct pt *t, uint32_t parent, uint32_t trie)
 	uint32_t *v;
 	int found;
 
-	if (tn->sym && tn->inlined) {
-		fa = (uintptr_t)tn->sym->name;
-		fb = 1;
-	} else if (tn->sym) {
-		fa = (uintptr_t)tn->sym;
-		fb = 0;
-	} else {
-		fa = (uintptr_t)tn->dso | 1;
-		fb = tn->ip;
-	}
+	rp_fkey(tn->sym, tn->dso, tn->ip, tn->inlined, &fa, &fb);
 	v = rp_map_get(&t->idx, parent, fa, fb, &found, (uint32_t)t->nr);
 	if (!v)
 		return UINT32_MAX;
@@ -283,6 +322,12 @@ static uint32_t pt_run_end(const struct pt *t, uint32_t pn)
 	while (t->n[pn].hit == 0 && t->n[pn].nchild == 1)
 		pn = t->n[pn].first;
 	return pn;
+}
+
+/* The least period a node needs outside fractal mode: a share of the event's total. */
+static uint64_t pt_abs_min(uint64_t total, double min_pct)
+{
+	return (uint64_t)((double)total * (min_pct / 100.0));
 }
 
 static const struct pt *cmp_t;
@@ -338,7 +383,7 @@ static uint32_t *pt_children(const struct pt *t, uint32_t pn, size_t *n)
 	if (t->mode == PK_CG_FRACTAL)
 		min_hit = (uint64_t)ceil((double)t->n[pn].chit * (t->min_pct / 100.0));
 	else
-		min_hit = (uint64_t)((double)t->total * (t->min_pct / 100.0));
+		min_hit = pt_abs_min(t->total, t->min_pct);
 	for (uint32_t c = t->n[pn].first; c; c = t->n[c].next)
 		if (pt_cumul(t, c) >= min_hit)
 			v[k++] = c;
@@ -498,7 +543,7 @@ static void pt_path(const struct pt *t, uint32_t pn, uint32_t *parent_of, int fo
 static void pt_print_flat(struct pt *t, int folded)
 {
 	uint32_t *v = malloc(t->nr * sizeof(*v)), *parent_of = calloc(t->nr, sizeof(*parent_of));
-	uint64_t min_hit = (uint64_t)((double)t->total * (t->min_pct / 100.0));
+	uint64_t min_hit = pt_abs_min(t->total, t->min_pct);
 	size_t k = 0;
 
 	if (!v || !parent_of)
@@ -536,7 +581,19 @@ void rp_callgraph_print(struct pk_report *r, const struct rp_entry *e, const uin
 	struct pt t = { .r = r, .total = total, .min_pct = r->o.cg_threshold, .mode = r->cg_mode,
 			.out = out };
 	uint32_t chain[4096];
+	uint64_t sum = 0;
 
+	/*
+	 * Outside fractal mode a node must reach a fixed share of the event's
+	 * total; when the whole entry falls short nothing would print, so most
+	 * entries of a large profile need no tree at all.
+	 */
+	if (r->cg_mode != PK_CG_FRACTAL) {
+		for (uint32_t i = 0; i < e->chain_n; i++)
+			sum += r->pairs[pair_order[e->chain_first + i]].period;
+		if (sum < pt_abs_min(total, t.min_pct))
+			return;
+	}
 	t.n = calloc(256, sizeof(*t.n));
 	if (!t.n)
 		return;

@@ -98,9 +98,9 @@ void pk_report_free(struct pk_report *r)
 	free(r->ent);
 	free(r->ent_slots);
 	free(r->nodes);
-	rp_map_release(&r->trie);
+	rp_ixmap_release(&r->trie);
 	free(r->pairs);
-	rp_map_release(&r->pair_idx);
+	rp_ixmap_release(&r->pair_idx);
 	free(r->hists);
 	free(r->scratch_ent);
 	free(r->scratch_node);

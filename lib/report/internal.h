@@ -35,6 +35,50 @@ static inline uint64_t rp_mix(uint64_t x)
 	return pk_hash_mix64(x);
 }
 
+static inline uint64_t rp_hash3(uint64_t a, uint64_t b, uint64_t c)
+{
+	return rp_mix(a ^ rp_mix(b + 0x9e3779b97f4a7c15ULL) ^ rp_mix(c + 0x632be59bd9b4e019ULL));
+}
+
+/*
+ * An index over an array the caller owns: 8-byte slots of (32-bit hash,
+ * element index + 1), the key compared by the caller against its element.
+ * A quarter of rp_map's memory for the big call-graph tables.
+ */
+struct rp_ixmap {
+	struct rp_ix { uint32_t hash, idx1; } *slots;
+	size_t mask, n;
+};
+/* Make room for one insertion (call before rp_ixmap_probe when inserting). 0 or -ENOMEM. */
+int rp_ixmap_reserve(struct rp_ixmap *m);
+void rp_ixmap_release(struct rp_ixmap *m);
+
+/*
+ * The slot holding an element for which @eq(@ctx, index) is true among those
+ * of hash @h, or the empty slot where it belongs (idx1 == 0: fill it with
+ * rp_ixmap_fill). The map must have slots (rp_ixmap_reserve once).
+ */
+static inline struct rp_ix *rp_ixmap_probe(const struct rp_ixmap *m, uint32_t h,
+					   int (*eq)(const void *ctx, uint32_t idx), const void *ctx)
+{
+	size_t i = h & m->mask;
+
+	for (;;) {
+		struct rp_ix *s = &m->slots[i];
+
+		if (!s->idx1 || (s->hash == h && eq(ctx, s->idx1 - 1)))
+			return s;
+		i = (i + 1) & m->mask;
+	}
+}
+
+static inline void rp_ixmap_fill(struct rp_ixmap *m, struct rp_ix *s, uint32_t h, uint32_t idx)
+{
+	s->hash = h;
+	s->idx1 = idx + 1;
+	m->n++;
+}
+
 /* Interned strings: id -> stable char *, text -> id; id 0 is "". */
 struct rp_strtab {
 	char **str;
@@ -112,6 +156,7 @@ struct rp_node {
 	/* one-entry caches that spare most hash lookups (UINT32_MAX: empty) */
 	uint32_t last_child;        /* the child this node was last asked for */
 	uint32_t last_pair;         /* the pair this node last reached */
+	uint32_t first_pair;        /* the node's first pair, kept out of pair_idx */
 };
 
 struct rp_hists {               /* per evsel */
@@ -172,11 +217,11 @@ struct pk_report {
 
 	struct rp_node *nodes;
 	size_t nr_nodes, cap_nodes;
-	struct rp_map trie;         /* (parent, fa, fb) -> node */
+	struct rp_ixmap trie;       /* (parent, function) -> node */
 
 	struct rp_pair *pairs;
 	size_t nr_pairs, cap_pairs;
-	struct rp_map pair_idx;     /* (entry, node, 0) -> pair index */
+	struct rp_ixmap pair_idx;   /* (entry, node) -> pair, for all but each node's first pair */
 
 	struct rp_hists *hists;
 	size_t nr_hists;

@@ -202,21 +202,39 @@ void rp_entry_display(struct pk_report *r, struct rp_entry *e, const struct rp_k
 	}
 }
 
+/* The text of a key that prints as one stored string; NULL for the others. */
+static const char *rp_key_str(const struct pk_report *r, const struct rp_keydef *k,
+			      const struct rp_entry *e)
+{
+	switch (k->id) {
+	case RP_K_COMM:
+		return r->strs.str[e->comm_id];
+	case RP_K_DSO:
+		return e->dso_id ? r->strs.str[e->dso_id] : "[unknown]";
+	case RP_K_SRCLINE:
+		return r->strs.str[e->srcline_id];
+	case RP_K_PARENT:
+		return e->parent_id ? r->strs.str[e->parent_id] : "[other]";
+	case RP_K_MEM:
+	case RP_K_SNOOP:
+	case RP_K_TLB:
+	case RP_K_LOCK:
+		return r->strs.str[e->mem_id[k->id - RP_K_MEM]];
+	default:
+		return NULL;
+	}
+}
+
 size_t rp_key_text(const struct pk_report *r, const struct rp_keydef *k, const struct rp_entry *e,
 		   char *buf, size_t sz)
 {
+	const char *str = rp_key_str(r, k, e);
 	int n = 0;
 
 	switch (k->id) {
-	case RP_K_COMM:
-		n = snprintf(buf, sz, "%s", r->strs.str[e->comm_id]);
-		break;
 	case RP_K_PID:
 	case RP_K_TID:
 		n = snprintf(buf, sz, "%7d:%s", e->tid, r->strs.str[e->comm_id]);
-		break;
-	case RP_K_DSO:
-		n = snprintf(buf, sz, "%s", e->dso_id ? r->strs.str[e->dso_id] : "[unknown]");
 		break;
 	case RP_K_SYM:
 		if (e->sym)
@@ -231,20 +249,11 @@ size_t rp_key_text(const struct pk_report *r, const struct rp_keydef *k, const s
 		else
 			n = snprintf(buf, sz, "[%c] %#.16" PRIx64, e->level, e->ip);
 		break;
-	case RP_K_SRCLINE:
-		n = snprintf(buf, sz, "%s", r->strs.str[e->srcline_id]);
-		break;
 	case RP_K_CPU:
 		n = snprintf(buf, sz, "%*.*d", 3, 3, e->cpu);
 		break;
-	case RP_K_PARENT:
-		n = snprintf(buf, sz, "%s", e->parent_id ? r->strs.str[e->parent_id] : "[other]");
-		break;
-	case RP_K_MEM:
-	case RP_K_SNOOP:
-	case RP_K_TLB:
-	case RP_K_LOCK:
-		n = snprintf(buf, sz, "%s", r->strs.str[e->mem_id[k->id - RP_K_MEM]]);
+	default:
+		n = snprintf(buf, sz, "%s", str);
 		break;
 	}
 	if (n < 0)
@@ -278,6 +287,8 @@ int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struc
 		}
 		return strcmp(a->sym->name, b->sym->name);
 	default:
+		if (rp_key_str(r, k, a))
+			return strcmp(rp_key_str(r, k, a), rp_key_str(r, k, b));
 		rp_key_text(r, k, a, ba, sizeof(ba));
 		rp_key_text(r, k, b, bb, sizeof(bb));
 		return strcmp(ba, bb);
@@ -286,15 +297,18 @@ int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struc
 
 size_t rp_key_width(const struct pk_report *r, const struct rp_keydef *k, const struct rp_entry *e)
 {
+	const char *str = rp_key_str(r, k, e);
 	char buf[1024];
-	size_t w = rp_key_text(r, k, e, buf, sizeof(buf));
 
 	switch (k->id) {
 	case RP_K_SYM:
 		return e->sym ? strlen(e->sym->name) + 4 : 16 + 4 + 2;
-	case RP_K_DSO:
+	case RP_K_DSO: {
 		/* perf widens the DSO column to 16 when any symbol is unresolved */
+		size_t w = strlen(str);
+
 		return (!e->sym && w < 16) ? 16 : w;
+	}
 	case RP_K_PID:
 	case RP_K_TID:
 		return strlen(r->strs.str[e->comm_id]) + 8;
@@ -302,7 +316,7 @@ size_t rp_key_width(const struct pk_report *r, const struct rp_keydef *k, const 
 		/* perf measures the thread's comm as it is at the end (its cached length) */
 		if (e->thread && e->thread->comm && e->thread->comm[0])
 			return strlen(e->thread->comm);
-		return w;
+		return strlen(str);
 	case RP_K_CPU:
 		return 3;
 	case RP_K_MEM:
@@ -314,7 +328,7 @@ size_t rp_key_width(const struct pk_report *r, const struct rp_keydef *k, const 
 	case RP_K_LOCK:
 		return 6;
 	default:
-		return w;
+		return str ? strlen(str) : rp_key_text(r, k, e, buf, sizeof(buf));
 	}
 }
 

@@ -1,6 +1,7 @@
 /*
  * The report module's flat tables: a three-word-key hash map (open
- * addressing, linear probing, power-of-two capacity, grown at 1/2 load) and
+ * addressing, linear probing, power-of-two capacity, grown at 1/2 load), the
+ * same probing as an index over a caller's array, and
  * a string interner that hands out small stable ids, with a pointer-keyed
  * cache so strings the session keeps stable are hashed once.
  */
@@ -9,11 +10,6 @@
 #include <string.h>
 #include "internal.h"
 
-
-static inline uint64_t rp_hash3(uint64_t a, uint64_t b, uint64_t c)
-{
-	return rp_mix(a ^ rp_mix(b + 0x9e3779b97f4a7c15ULL) ^ rp_mix(c + 0x632be59bd9b4e019ULL));
-}
 
 int rp_map_init(struct rp_map *m, size_t cap)
 {
@@ -114,6 +110,42 @@ uint32_t *rp_map_get(struct rp_map *m, uint64_t a, uint64_t b, uint64_t c, int *
 		}
 		i = (i + 1) & m->mask;
 	}
+}
+
+/* ---- index maps ----------------------------------------------------------- */
+
+int rp_ixmap_reserve(struct rp_ixmap *m)
+{
+	size_t ncap;
+	struct rp_ix *ns;
+
+	if (m->slots && (m->n + 1) * 2 <= m->mask + 1)
+		return 0;
+	ncap = m->slots ? (m->mask + 1) * 2 : 1024;
+	ns = calloc(ncap, sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	for (size_t i = 0; m->slots && i <= m->mask; i++) {
+		size_t j;
+
+		if (!m->slots[i].idx1)
+			continue;
+		j = m->slots[i].hash & (ncap - 1);
+		while (ns[j].idx1)
+			j = (j + 1) & (ncap - 1);
+		ns[j] = m->slots[i];
+	}
+	free(m->slots);
+	m->slots = ns;
+	m->mask = ncap - 1;
+	return 0;
+}
+
+void rp_ixmap_release(struct rp_ixmap *m)
+{
+	free(m->slots);
+	m->slots = NULL;
+	m->mask = m->n = 0;
 }
 
 /* ---- strings ------------------------------------------------------------- */
