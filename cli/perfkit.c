@@ -7,9 +7,6 @@
 #include <string.h>
 #include "cli.h"
 
-#ifndef PERFKIT_VERSION
-#define PERFKIT_VERSION "0.1.0"
-#endif
 
 struct command {
 	const char *name;
@@ -22,6 +19,8 @@ static const struct command commands[] = {
 	{ "stat", cmd_stat, "run a command and count events" },
 	{ "report", cmd_report, "summarize a perf.data file" },
 	{ "script", cmd_script, "print the samples of a perf.data file" },
+	{ "record", cmd_record, "sample a command, processes or CPUs into perf.data" },
+	{ "top", cmd_top, "live profile: the hottest symbols, refreshed" },
 };
 
 static void usage(FILE *f)
@@ -46,7 +45,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("perfkit %s\n", PERFKIT_VERSION);
+		printf("perfkit %s\n", PK_VERSION);
 		return 0;
 	}
 	len = strlen(argv[1]);

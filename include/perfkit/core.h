@@ -24,6 +24,9 @@ extern "C" {
 
 #define PK_API __attribute__((visibility("default")))
 
+/* perfkit's version (the VERSION feature of files it writes, --version). */
+#define PK_VERSION "0.1.0"
+
 /* Offset value meaning "no byte offset applies". */
 #define PK_NO_OFFSET UINT64_MAX
 

@@ -113,6 +113,30 @@ PK_API const struct pk_counts *pk_counters_get(const struct pk_counters *c, size
 /* Sum of event @ev over all slots (val, ena and run summed, as perf aggregates). */
 PK_API void pk_counters_sum(const struct pk_counters *c, size_t ev, struct pk_counts *out);
 
+/* ---- perf_event_open(2) itself ------------------------------------------------ */
+
+/* /proc/sys/kernel/perf_event_paranoid, or 2 (the kernel default) if unreadable. */
+PK_API int pk_paranoid_level(void);
+
+/*
+ * perf_event_open(2) with PERF_FLAG_FD_CLOEXEC. On EACCES or EPERM, when
+ * @attr counts both user and kernel and perf_event_paranoid >= 2, retries
+ * once with exclude_kernel and exclude_hv set (left set in @attr, and
+ * *@fell_back set, on success). Returns the fd or -errno.
+ */
+PK_API int pk_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+			bool *fell_back);
+
+/* @name with perf's user-only suffix: "task-clock:u", "cpu/x/u". Caller frees. */
+PK_API char *pk_user_only_name(const char *name);
+
+/*
+ * Fill @diag for a permission failure @err opening event @name: names
+ * /proc/sys/kernel/perf_event_paranoid, its value, what it forbids and a
+ * hint. Returns @err.
+ */
+PK_API int pk_perm_diag(struct pk_diag *diag, const char *name, int err);
+
 /* ---- self-monitoring through the mmap page ----------------------------- */
 
 /* Reads the hardware counter with rdpmc; replaceable for tests. */

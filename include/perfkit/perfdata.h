@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/uio.h>
 #include <perfkit/core.h>
 #include <perfkit/sample.h>
 
@@ -290,6 +291,104 @@ PK_API const struct pk_perfdata_stats *pk_perfdata_stats(const struct pk_perfdat
  * and every feature present, in perf's layout, appended to @out.
  */
 PK_API int pk_perfdata_header_print(const struct pk_perfdata *p, struct pk_buf *out);
+
+/* ---- the writer ------------------------------------------------------------ */
+
+/*
+ * Feature @feat of @f encoded as perf writes its section (native byte order,
+ * strings as perf_header_string: u32 len incl. NUL padded to 8, then bytes),
+ * appended to @out. The inverse of pk_features_parse() for every feature
+ * perfkit writes: TRACING_DATA, BUILD_ID, HOSTNAME, OSRELEASE, VERSION, ARCH,
+ * NRCPUS, CPUDESC, CPUID, TOTAL_MEM, CMDLINE, EVENT_DESC, CPU_TOPOLOGY,
+ * NUMA_TOPOLOGY, PMU_MAPPINGS, GROUP_DESC, SAMPLE_TIME, CLOCKID, CLOCK_DATA,
+ * COMPRESSED. 0, -ENOENT for other features, -ENOMEM.
+ */
+PK_API int pk_features_encode(const struct pk_features *f, unsigned feat, struct pk_buf *out);
+
+/*
+ * Fill @f with what this machine says, as perf record does: HOSTNAME,
+ * OSRELEASE, VERSION (@version), ARCH, NRCPUS, CPUDESC, CPUID, TOTAL_MEM,
+ * CMDLINE (@argc/@argv), CPU_TOPOLOGY, NUMA_TOPOLOGY, PMU_MAPPINGS, and
+ * CLOCKID (resolution of @clockid) with CLOCK_DATA (a wall/clock reference
+ * pair) when @clockid >= 0. Strings are allocated (pk_features_release()
+ * frees them). Features the machine cannot give are left out. 0 or -ENOMEM.
+ */
+PK_API int pk_features_collect_host(struct pk_features *f, const char *version, int argc,
+				    char *const argv[], int clockid);
+
+/* Mark feature @feat present in @f. */
+static inline void pk_features_set(struct pk_features *f, unsigned feat)
+{
+	if (feat < 256)
+		f->present[feat / 64] |= 1ULL << (feat % 64);
+}
+
+struct pk_perfdata_writer;
+
+/* One event of the file being written. */
+struct pk_writer_evsel {
+	const struct perf_event_attr *attr;
+	const char *name;            /* for EVENT_DESC */
+	const uint64_t *ids;         /* the kernel ids of its fds (PERF_EVENT_IOC_ID) */
+	uint32_t nr_ids;
+};
+
+struct pk_writer_opts {
+	size_t sz;
+	int pipe;                    /* pipe mode: a stream perf reads from `-i -` */
+	int compress_level;          /* 0: plain; 1..22: records as PERF_RECORD_COMPRESSED (zstd) */
+	/*
+	 * Pipe mode only: the features to send up front as HEADER_FEATURE
+	 * records (and TRACING_DATA as HEADER_TRACING_DATA), as perf does.
+	 */
+	const struct pk_features *pipe_features;
+};
+
+/*
+ * Start a perf.data on @fd (@name for messages): file mode writes the
+ * header, the attrs and their ids, and places the data section after them
+ * (the header is finished by pk_writer_close()); pipe mode writes the pipe
+ * header, one HEADER_ATTR record per event, the features of
+ * opts->pipe_features and, with compression, the COMPRESSED feature.
+ * 0 or -errno with @d naming the file.
+ */
+PK_API int pk_writer_open(struct pk_perfdata_writer **out, int fd, const char *name,
+			  const struct pk_writer_evsel *evs, size_t nr,
+			  const struct pk_writer_opts *opts, struct pk_diag *d);
+
+/*
+ * Append whole records (native order, as the kernel wrote them) from @n
+ * spans. With compression they are fed to the zstd stream. 0 or -errno
+ * (ENOSPC, EIO, ...) with @d set; after an error every later call fails and
+ * pk_writer_close() keeps the data up to the last complete round.
+ */
+PK_API int pk_writer_writev(struct pk_perfdata_writer *w, const struct iovec *iov, int n,
+			    struct pk_diag *d);
+PK_API int pk_writer_write(struct pk_perfdata_writer *w, const void *buf, size_t len,
+			   struct pk_diag *d);
+
+/*
+ * End a round: flush the compressor (its output as COMPRESSED records) and
+ * write PERF_RECORD_FINISHED_ROUND. Everything written so far is then a
+ * complete round that survives a later error.
+ */
+PK_API int pk_writer_round(struct pk_perfdata_writer *w, struct pk_diag *d);
+
+/* Bytes of the data section so far (compressed size when compressing), and uncompressed. */
+PK_API uint64_t pk_writer_data_bytes(const struct pk_perfdata_writer *w);
+PK_API uint64_t pk_writer_raw_bytes(const struct pk_perfdata_writer *w);
+
+/*
+ * Finish and free the writer. File mode: when no write failed, the features
+ * of @f that perfkit writes (plus EVENT_DESC from the evsels, and COMPRESSED
+ * with compression) go after the data and the header is rewritten with the
+ * data size and the feature bits. After a write error the file is cut back
+ * to the last complete round and the header says so (no features are
+ * added), so perf and perfkit still read it. Pipe mode: flushes. The fd is
+ * not closed. 0 or -errno with @d set.
+ */
+PK_API int pk_writer_close(struct pk_perfdata_writer *w, const struct pk_features *f,
+			   struct pk_diag *d);
 
 #ifdef __cplusplus
 }

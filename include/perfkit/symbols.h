@@ -159,6 +159,29 @@ PK_API int pk_symbols_resolve(struct pk_symbols *s, const struct pk_thread *t, u
 PK_API int pk_symbols_srcline(struct pk_symbols *s, const struct pk_location *loc,
 			      struct pk_srcline *out, int max);
 
+/*
+ * Apply side-band record @h (native order; MMAP, MMAP2, COMM, FORK, EXIT,
+ * KSYMBOL, HEADER_BUILD_ID; others are ignored) whose sample_id trailer is
+ * @trailer bytes. A malformed payload is skipped with a warning through
+ * pk_log() (perf applies such records blindly). @off names the record's
+ * place in messages. 0 or -errno.
+ */
+struct perf_event_header;
+PK_API int pk_symbols_feed(struct pk_symbols *s, const struct perf_event_header *h, uint32_t trailer,
+			   uint64_t off, struct pk_diag *d);
+
+/*
+ * The mapping @ip falls in for @cpumode in @t's address space (the kernel's
+ * for kernel addresses), without loading any symbols; NULL if none.
+ */
+PK_API const struct pk_map *pk_symbols_find_map(struct pk_symbols *s, const struct pk_thread *t,
+						uint8_t cpumode, uint64_t ip);
+
+/* The GNU build-id of ELF file @path into @bid (at most @max bytes). Its size, or -errno. */
+PK_API int pk_build_id_of_elf(const char *path, uint8_t *bid, size_t max);
+/* The same from a file of raw ELF notes (/sys/kernel/notes, /sys/module/M/notes/...). */
+PK_API int pk_build_id_of_notes(const char *path, uint8_t *bid, size_t max);
+
 /* How many distinct (DSO, address) lookups hit the symbol tables (for tests of the cache). */
 PK_API uint64_t pk_symbols_nr_lookups(const struct pk_symbols *s);
 

@@ -51,26 +51,6 @@ static inline struct pk_counter_fd *pk_counter_fd_at(const struct pk_counters *c
 	return &c->fds[ev * c->nr_slots + slot];
 }
 
-/* /proc/sys/kernel/perf_event_paranoid, or 2 (the kernel default) if unreadable. */
-int pk_paranoid_level(void);
-
-/*
- * perf_event_open(2) with PERF_FLAG_FD_CLOEXEC. On EACCES or EPERM, when
- * @attr counts both user and kernel and perf_event_paranoid >= 2, retries
- * once with exclude_kernel and exclude_hv set (left set in @attr, and
- * *@fell_back set, on success). Returns the fd or -errno.
- */
-int pk_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-		 bool *fell_back);
-
-/* @name with perf's user-only suffix: "task-clock:u", "cpu/x/u". Caller frees. */
-char *pk_user_only_name(const char *name);
-
-/*
- * Fill @diag for a permission failure @err opening event @name: names
- * /proc/sys/kernel/perf_event_paranoid, its value, what it forbids and a
- * hint. Returns @err.
- */
-int pk_perm_diag(struct pk_diag *diag, const char *name, int err);
+/* pk_paranoid_level, pk_perf_open, pk_user_only_name, pk_perm_diag: in <perfkit/counter.h>. */
 
 #endif

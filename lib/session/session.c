@@ -180,81 +180,10 @@ static uint32_t trailer_size(struct pk_session *ss, const struct pk_record *r)
 	return ev && ev->layout.sample_id_all ? ev->layout.id_trailer_size : 0;
 }
 
-/* Apply a side-band record to the symbols module. 0 or -EBADMSG. */
+/* Apply a side-band record to the symbols module. 0 or -errno. */
 static int side_band(struct pk_session *ss, const struct pk_record *r, struct pk_diag *d)
 {
-	const struct perf_event_header *h = r->hdr;
-	uint8_t cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	union pk_rec u;
-	int ret;
-
-	switch (h->type) {
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2:
-	case PERF_RECORD_COMM:
-	case PERF_RECORD_FORK:
-	case PERF_RECORD_EXIT:
-	case PERF_RECORD_KSYMBOL:
-	case PK_RECORD_HEADER_BUILD_ID:
-		break;
-	default:
-		return 0;
-	}
-	ret = pk_rec_decode(h, h->size, trailer_size(ss, r), &u, r->file_offset, d);
-	if (ret == -ENOENT)
-		return 0;
-	if (ret == -EBADMSG) {
-		/*
-		 * The record's frame was sound (the reader checked it); only its
-		 * payload is malformed. perf applies such records blindly; skip it
-		 * with a warning rather than give up on the whole file.
-		 */
-		char buf[1024];
-
-		pk_log(PK_LOG_WARN, "skipping %s record: %s",
-		       pk_rec_type_name(h->type) ? pk_rec_type_name(h->type) : "side-band",
-		       pk_diag_str(d, buf, sizeof(buf)));
-		pk_diag_init(d);
-		return 0;
-	}
-	if (ret < 0)
-		return ret;
-	switch (h->type) {
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2: {
-		uint32_t prot = u.mmap.prot;
-
-		/* MMAP carries no prot: perf takes it as executable unless MISC_MMAP_DATA */
-		if (!u.mmap.mmap2 && !(h->misc & PERF_RECORD_MISC_MMAP_DATA))
-			prot = PROT_EXEC | PROT_READ;
-		pk_symbols_mmap(ss->syms, (int32_t)u.mmap.pid, (int32_t)u.mmap.tid, u.mmap.start,
-				u.mmap.len, u.mmap.pgoff, u.mmap.filename, cpumode,
-				u.mmap.build_id_size ? u.mmap.build_id : NULL, u.mmap.build_id_size,
-				prot, u.mmap.flags);
-		break;
-	}
-	case PERF_RECORD_COMM:
-		pk_symbols_comm(ss->syms, (int32_t)u.comm.pid, (int32_t)u.comm.tid, u.comm.comm,
-				u.comm.exec);
-		break;
-	case PERF_RECORD_FORK:
-		pk_symbols_fork(ss->syms, (int32_t)u.task.pid, (int32_t)u.task.ppid,
-				(int32_t)u.task.tid, (int32_t)u.task.ptid, h->misc);
-		break;
-	case PERF_RECORD_EXIT:
-		pk_symbols_exit(ss->syms, (int32_t)u.task.pid, (int32_t)u.task.tid);
-		break;
-	case PERF_RECORD_KSYMBOL:
-		pk_symbols_ksymbol(ss->syms, u.ksymbol.addr, u.ksymbol.len, u.ksymbol.name,
-				   !!(u.ksymbol.flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER));
-		break;
-	case PK_RECORD_HEADER_BUILD_ID:
-		if (u.build_id.filename)
-			pk_symbols_build_id_misc(ss->syms, u.build_id.pid, h->misc, u.build_id.filename,
-						 u.build_id.build_id, u.build_id.size);
-		break;
-	}
-	return 0;
+	return pk_symbols_feed(ss->syms, r->hdr, trailer_size(ss, r), r->file_offset, d);
 }
 
 static int handle_sample(struct run_ctx *rc, const struct pk_record *r)

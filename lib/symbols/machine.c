@@ -563,6 +563,21 @@ PK_API int pk_symbols_resolve(struct pk_symbols *s, const struct pk_thread *t, u
 	return 1;
 }
 
+PK_API const struct pk_map *pk_symbols_find_map(struct pk_symbols *s, const struct pk_thread *t,
+						uint8_t cpumode, uint64_t ip)
+{
+	const struct sym_thread *th = (const struct sym_thread *)t;
+	const struct sym_map *m = NULL;
+
+	if (!s)
+		return NULL;
+	if ((cpumode & 7) == CPUMODE_KERNEL)
+		m = sym_maps_find(s->kmaps, ip);
+	else if ((cpumode & 7) == CPUMODE_USER && th)
+		m = sym_maps_find(th->maps, ip);
+	return m ? &m->pub : NULL;
+}
+
 PK_API uint64_t pk_symbols_nr_lookups(const struct pk_symbols *s)
 {
 	return s ? s->nr_lookups : 0;
