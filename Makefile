@@ -1,7 +1,7 @@
 # perfkit build: GNU make + pkg-config, objects out of tree under $(BUILD).
 #
 #   make            library, command, tests, workload
-#   make demo       install missing packages, build, run perfkit stat and report on the bundled workload
+#   make demo       install missing packages, build, run perfkit stat, record and report on the bundled workload
 #   make check      install missing packages, build, run every test with prove
 #   make bench      benchmarks against Linux perf (ratios, medians)
 #   make fuzz       libFuzzer targets under build-fuzz/ (clang)
@@ -89,9 +89,9 @@ demo: deps
 	@echo '$$ $(PERFKIT) stat -- $(WORKLOAD) --writes 20000 --pages 4096 --spin-ms 200'
 	@$(PERFKIT) stat -- $(WORKLOAD) --writes 20000 --pages 4096 --spin-ms 200
 	@echo
-	@echo '$$ perf record -e cpu-clock -F 4999 -g -o $(BUILD)/demo.data -- $(WORKLOAD) --spin-ms 300 --threads 2'
-	@perf record -q -e cpu-clock -F 4999 -g -o $(BUILD)/demo.data -- $(WORKLOAD) --spin-ms 300 --threads 2 \
-		>/dev/null 2>&1 || { echo "(perf record failed: no perf.data to report)"; exit 0; }
+	@echo '$$ $(PERFKIT) record -F 4999 -g -o $(BUILD)/demo.data -- $(WORKLOAD) --spin-ms 300 --threads 2'
+	@$(PERFKIT) record -F 4999 -g -o $(BUILD)/demo.data -- $(WORKLOAD) --spin-ms 300 --threads 2 \
+		|| { echo "(perfkit record failed: no perf.data to report)"; exit 0; }
 	@echo '$$ $(PERFKIT) report --stdio --no-children -g none -i $(BUILD)/demo.data'
 	@$(PERFKIT) report --stdio --no-children -g none -i $(BUILD)/demo.data | head -n 25
 	@echo '$$ $(PERFKIT) report --format folded -i $(BUILD)/demo.data | sort -k2 -nr | head -n 5'
