@@ -38,6 +38,19 @@ static int parse_u64(const char *s, uint64_t *v)
 	return errno || end == s || *end || s[0] == '-' ? -EINVAL : 0;
 }
 
+/* A process or thread id for -p / -t. */
+static int parse_id(const char *arg, const char *what, pid_t *out)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, &v) || !v || v > 0x7fffffff) {
+		cli_error("invalid %s '%s'", what, arg);
+		return -EINVAL;
+	}
+	*out = (pid_t)v;
+	return 0;
+}
+
 static int parse_call_graph(struct pk_record_opts *o, const char *arg)
 {
 	uint64_t sz;
@@ -158,18 +171,12 @@ static int parse_args(int argc, char **argv, struct pk_record_opts *o)
 		case 'a': o->all_cpus = 1; break;
 		case 'C': o->cpu_list = optarg; break;
 		case 'p':
-			if (parse_u64(optarg, &v) || !v || v > 0x7fffffff) {
-				cli_error("invalid pid '%s'", optarg);
+			if (parse_id(optarg, "pid", &o->pid))
 				return -EINVAL;
-			}
-			o->pid = (pid_t)v;
 			break;
 		case 't':
-			if (parse_u64(optarg, &v) || !v || v > 0x7fffffff) {
-				cli_error("invalid tid '%s'", optarg);
+			if (parse_id(optarg, "tid", &o->tid))
 				return -EINVAL;
-			}
-			o->tid = (pid_t)v;
 			o->no_inherit = 1;
 			break;
 		case 'm':

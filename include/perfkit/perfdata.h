@@ -1,5 +1,5 @@
 /*
- * perfkit perfdata: reading perf.data, the file format of Linux
+ * perfkit perfdata: reading and writing perf.data, the file format of Linux
  * `perf record`, in file mode and pipe mode, in either byte order, with any
  * perf_event_attr size, zstd-compressed records (COMPRESSED and COMPRESSED2),
  * and delivery in timestamp order through FINISHED_ROUND windows.
@@ -384,8 +384,10 @@ PK_API uint64_t pk_writer_raw_bytes(const struct pk_perfdata_writer *w);
  * with compression) go after the data and the header is rewritten with the
  * data size and the feature bits. After a write error the file is cut back
  * to the last complete round and the header says so (no features are
- * added), so perf and perfkit still read it. Pipe mode: flushes. The fd is
- * not closed. 0 or -errno with @d set.
+ * added, except COMPRESSED for a compressed file, which perf needs to
+ * decompress), so perf and perfkit still read it; the original write error
+ * is returned again with its message. Pipe mode: flushes. The fd is not
+ * closed. 0 or -errno with @d set.
  */
 PK_API int pk_writer_close(struct pk_perfdata_writer *w, const struct pk_features *f,
 			   struct pk_diag *d);

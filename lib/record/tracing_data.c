@@ -162,6 +162,28 @@ static int is_dir(const char *dir, const struct dirent *de)
  * The formats of system directory @sys (relative to events/) whose event
  * name is wanted: u32 count, then per event u64 size + format text.
  */
+/*
+ * Open tracefs directory @dir and append a u32 count placeholder (patched
+ * once the entries are written, at *@count_off). 0 or -errno with c->d set.
+ */
+static int open_counted(struct td_ctx *c, const char *dir, DIR **dp, size_t *count_off)
+{
+	int err;
+
+	*dp = opendir(dir);
+	if (!*dp) {
+		err = -errno;
+		pk_diag_subject(c->d, dir);
+		return pk_diag_fail(c->d, err, "cannot open tracefs directory: %s", strerror(-err));
+	}
+	*count_off = c->out->len;
+	if ((err = put_u32(c, 0))) {
+		closedir(*dp);
+		return pk_diag_fail(c->d, err, "out of memory");
+	}
+	return 0;
+}
+
 static int put_system(struct td_ctx *c, const char *sys)
 {
 	char dir[PATH_MAX], fmt[PATH_MAX];
@@ -175,18 +197,8 @@ static int put_system(struct td_ctx *c, const char *sys)
 	err = td_path(c, dir, sizeof(dir), "events", sys, NULL);
 	if (err)
 		return err;
-	dp = opendir(dir);
-	if (!dp) {
-		err = -errno;
-		pk_diag_subject(c->d, dir);
-		return pk_diag_fail(c->d, err, "cannot open tracefs directory: %s", strerror(-err));
-	}
-	count_off = c->out->len;
-	err = put_u32(c, 0);
-	if (err) {
-		err = pk_diag_fail(c->d, err, "out of memory");
-		goto out;
-	}
+	if ((err = open_counted(c, dir, &dp, &count_off)))
+		return err;
 	while ((de = readdir(dp))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
 		    !name_wanted(c, de->d_name) || !is_dir(dir, de))
@@ -237,18 +249,8 @@ static int put_event_systems(struct td_ctx *c)
 	err = td_path(c, dir, sizeof(dir), "events", NULL, NULL);
 	if (err)
 		return err;
-	dp = opendir(dir);
-	if (!dp) {
-		err = -errno;
-		pk_diag_subject(c->d, dir);
-		return pk_diag_fail(c->d, err, "cannot open tracefs directory: %s", strerror(-err));
-	}
-	count_off = c->out->len;
-	err = put_u32(c, 0);
-	if (err) {
-		err = pk_diag_fail(c->d, err, "out of memory");
-		goto out;
-	}
+	if ((err = open_counted(c, dir, &dp, &count_off)))
+		return err;
 	while ((de = readdir(dp))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
 		    !strcmp(de->d_name, "ftrace") || !sys_wanted(c, de->d_name) ||
