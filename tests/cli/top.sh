@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# perfkit top --stdio on a spinning pk-workload: the number of refreshes,
+# the header (rate near -F times the CPUs, event, target), the hottest row
+# being the workload's spin function system-wide (-a) and per process (-p),
+# -K/-U hiding, -F, usage errors, and the -p profile against perf record +
+# perf report on the same process as the oracle.
+. "$(dirname "$0")/tap-lib.bash"
+[ -x "$PERFKIT" ] || skip_all "$PERFKIT not built"
+[ -x "$PK_WORKLOAD" ] || skip_all "$PK_WORKLOAD not built"
+"$PERFKIT" top -h >/dev/null 2>&1 || skip_all "this perfkit has no top command"
+if ! "$PERFKIT" top --stdio -n 1 -d 0.2 >"$TMP/probe" 2>&1; then
+	grep -qiE 'permi|access|paranoid' "$TMP/probe" &&
+		skip_all "sampling is not permitted here: $(head -1 "$TMP/probe")"
+fi
+NCPU=$(getconf _NPROCESSORS_ONLN)
+
+# a workload that keeps every CPU busy for the whole test
+"$PK_WORKLOAD" --spin-ms 60000 --threads "$NCPU" &
+W=$!
+trap 'kill $W 2>/dev/null; wait $W 2>/dev/null; rm -rf "$TMP"' EXIT
+sleep 0.3
+
+# iterations FILE: the number of refreshes printed
+iterations() { grep -c '^   PerfTop:' "$1"; }
+# block N FILE: the lines of refresh N (1-based)
+block() { awk -v n="$1" '/^   PerfTop:/ { k++ } k == n' "$2"; }
+# first_row N FILE: "PERCENT DSO SYMBOL" of the first row of refresh N
+first_row() { block "$1" "$2" | awk '/^ +[0-9.]+%  / { sub("%", "", $1); print $1, $2, $4; exit }'; }
+# rate N FILE: the irqs/sec of refresh N
+rate() { block "$1" "$2" | awk '/^   PerfTop:/ { print $2; exit }'; }
+# row_pct N FILE SYMBOL: percent of SYMBOL in refresh N (0 if absent)
+row_pct() { block "$1" "$2" | awk -v s="$3" '/^ +[0-9.]+%  / && $NF == s { sub("%", "", $1); p = $1 } END { print p + 0 }'; }
+
+# ---- system wide -------------------------------------------------------------
+"$PERFKIT" top --stdio -n 2 -d 1 -a >"$TMP/all" 2>"$TMP/all.err"
+is "$?" 0 "top -a exits 0 after -n 2"
+is "$(iterations "$TMP/all")" 2 "top -n 2 prints two refreshes"
+grep -q "^   PerfTop: .*irqs/sec  kernel: *[0-9.]*%  exact: .* lost: [0-9]*/[0-9]* \[4000Hz cpu-clock\],  (all, $NCPU CPUs\?)$" \
+	"$TMP/all" && pass "header: rate, kernel share, lost, 4000Hz cpu-clock, all CPUs" ||
+	fail "header line" "$(grep PerfTop "$TMP/all" | head -1)"
+grep -q '^  Overhead  Shared Object  *Symbol$' "$TMP/all" && pass "column header" || fail "column header"
+read -r pct dso sym <<<"$(first_row 2 "$TMP/all")"
+if [ "$dso" = pk-workload ] && [ "$sym" = work ]; then
+	pass "hottest symbol system-wide is the workload's work ($pct%)"
+else
+	fail "hottest symbol system-wide is the workload's work" "first row: $pct $dso $sym"
+fi
+# every CPU samples at 4000 Hz while the workload keeps them busy
+within "$(rate 2 "$TMP/all")" $((4000 * NCPU)) 35 "refresh 2 rate is about 4000 Hz x $NCPU CPUs"
+total=$(block 2 "$TMP/all" | awk '/^ +[0-9.]+%  / { sub("%", "", $1); t += $1 } END { printf "%.2f", t }')
+awk -v t="$total" 'BEGIN { exit !(t > 0 && t <= 100.05) }' && pass "row percentages add up to at most 100 ($total)" ||
+	fail "row percentages add up to at most 100" "sum $total"
+rows=$(block 2 "$TMP/all" | grep -cE '^ +[0-9.]+%  ')
+is "$rows" 20 "20 rows per refresh without a terminal"
+
+# ---- one process ------------------------------------------------------------------
+"$PERFKIT" top --stdio -n 2 -d 1 -p "$W" >"$TMP/pid" 2>"$TMP/pid.err"
+is "$?" 0 "top -p exits 0"
+is "$(iterations "$TMP/pid")" 2 "top -p prints two refreshes"
+grep -q "(target_pid: $W)\$" "$TMP/pid" && pass "header names the target pid" ||
+	fail "header names the target pid" "$(grep PerfTop "$TMP/pid" | head -1)"
+read -r pct dso sym <<<"$(first_row 2 "$TMP/pid")"
+if [ "$dso" = pk-workload ] && [ "$sym" = work ] && awk -v p="$pct" 'BEGIN { exit !(p >= 50) }'; then
+	pass "hottest symbol of -p is work with $pct%"
+else
+	fail "hottest symbol of -p is work with at least 50%" "first row: $pct $dso $sym"
+fi
+block 2 "$TMP/pid" | grep -E '^ +[0-9.]+%  ' | grep -vqE '  (pk-workload|\[kernel\.kallsyms\]|\[vdso\]|libc\.so\.6|ld-linux[^ ]*|\[unknown\]) ' &&
+	fail "-p rows are only the workload's objects" "$(block 2 "$TMP/pid" | head -30)" ||
+	pass "-p rows are only the workload's objects and the kernel"
+
+# the oracle: perf record on the same process, share of work
+if have_perf && perf record -q -e cpu-clock -F 4000 -p "$W" -o "$TMP/perf.data" -- sleep 1 >/dev/null 2>&1; then
+	want=$(perf report --stdio --no-children -i "$TMP/perf.data" --sort sym 2>/dev/null |
+		awk '/^ +[0-9.]+%/ && $NF == "work" { sub("%", "", $1); print $1; exit }')
+	got=$(row_pct 2 "$TMP/pid" work)
+	if [ -n "$want" ] && awk -v g="$got" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= 10) }'; then
+		pass "work's share of -p ($got%) matches perf record + report ($want%) within 10 points"
+	else
+		fail "work's share of -p matches perf" "perfkit $got%, perf ${want:-none}%"
+	fi
+else
+	skip "Linux perf not usable here: no oracle comparison"
+fi
+
+# ---- hiding and frequency -----------------------------------------------------------
+"$PERFKIT" top --stdio -n 1 -d 0.5 -K >"$TMP/K" 2>/dev/null
+block 1 "$TMP/K" | grep -qE '^ +[0-9.]+%  .*\[k\] ' && fail "-K hides kernel rows" || pass "-K hides kernel rows"
+grep -qE '^ +[0-9.]+%  .*\[\.\] ' "$TMP/K" && pass "-K still shows user rows" || fail "-K still shows user rows"
+"$PERFKIT" top --stdio -n 1 -d 0.5 -U >"$TMP/U" 2>/dev/null
+grep -qE '^ +[0-9.]+%  .*\[\.\] ' "$TMP/U" && fail "-U hides user rows" || pass "-U hides user rows"
+"$PERFKIT" top --stdio -n 2 -d 1 -F 1000 -E 5 -p "$W" >"$TMP/F" 2>/dev/null
+grep -q '\[1000Hz cpu-clock\]' "$TMP/F" && pass "-F 1000 in the header" || fail "-F 1000 in the header"
+within "$(rate 2 "$TMP/F")" $((1000 * NCPU)) 35 "-F 1000 -p: about 1000 Hz x $NCPU busy threads"
+is "$(block 2 "$TMP/F" | grep -cE '^ +[0-9.]+%  ')" 5 "-E 5 prints 5 rows"
+
+# ---- errors ---------------------------------------------------------------------------
+"$PERFKIT" top --bogus >/dev/null 2>"$TMP/err"
+is "$?" 2 "unknown option: exit 2"
+grep -q "^perfkit: unknown option '--bogus'" "$TMP/err" && pass "unknown option named" || fail "unknown option named" "$(cat "$TMP/err")"
+"$PERFKIT" top -a -p "$W" >/dev/null 2>&1
+is "$?" 2 "-a with -p: exit 2"
+"$PERFKIT" top --stdio -n 1 -p 2147483646 >/dev/null 2>"$TMP/err"
+rc=$?
+[ $rc -ne 0 ] && grep -q '^perfkit: ' "$TMP/err" && pass "a pid that does not exist fails with a message" ||
+	fail "a pid that does not exist fails with a message" "rc $rc: $(cat "$TMP/err")"
+
+done_testing
