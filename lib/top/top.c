@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <perfkit/sample.h>
 #include <perfkit/top.h>
 
@@ -253,54 +252,22 @@ static int side_band(struct pk_top *t, const struct perf_event_header *rec, stru
 	int evi = record_event(t, rec);
 	const struct top_event *ev = &t->ev[evi < 0 ? 0 : evi];
 	uint32_t trailer = ev->layout.sample_id_all ? ev->layout.id_trailer_size : 0;
-	uint8_t cpumode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	union pk_rec u;
 	int ret;
 
+	if (rec->type != PERF_RECORD_LOST && rec->type != PERF_RECORD_LOST_SAMPLES)
+		return pk_symbols_feed(t->syms, rec, trailer, 0, d);
 	ret = pk_rec_decode(rec, rec->size, trailer, &u, 0, d);
-	if (ret == -ENOENT)
-		return 0;
 	if (ret < 0) {
 		t->bad++;
-		return ret;
+		return ret == -ENOENT ? 0 : ret;
 	}
-	switch (rec->type) {
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2: {
-		uint32_t prot = u.mmap.prot;
-
-		/* MMAP carries no prot: perf takes it as executable unless MISC_MMAP_DATA */
-		if (!u.mmap.mmap2 && !(rec->misc & PERF_RECORD_MISC_MMAP_DATA))
-			prot = PROT_EXEC | PROT_READ;
-		pk_symbols_mmap(t->syms, (int32_t)u.mmap.pid, (int32_t)u.mmap.tid, u.mmap.start,
-				u.mmap.len, u.mmap.pgoff, u.mmap.filename, cpumode,
-				u.mmap.build_id_size ? u.mmap.build_id : NULL, u.mmap.build_id_size,
-				prot, u.mmap.flags);
-		break;
-	}
-	case PERF_RECORD_COMM:
-		pk_symbols_comm(t->syms, (int32_t)u.comm.pid, (int32_t)u.comm.tid, u.comm.comm,
-				u.comm.exec);
-		break;
-	case PERF_RECORD_FORK:
-		pk_symbols_fork(t->syms, (int32_t)u.task.pid, (int32_t)u.task.ppid,
-				(int32_t)u.task.tid, (int32_t)u.task.ptid, rec->misc);
-		break;
-	case PERF_RECORD_EXIT:
-		pk_symbols_exit(t->syms, (int32_t)u.task.pid, (int32_t)u.task.tid);
-		break;
-	case PERF_RECORD_KSYMBOL:
-		pk_symbols_ksymbol(t->syms, u.ksymbol.addr, u.ksymbol.len, u.ksymbol.name,
-				   !!(u.ksymbol.flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER));
-		break;
-	case PERF_RECORD_LOST:
+	if (rec->type == PERF_RECORD_LOST) {
 		t->lost += u.lost.lost;
 		t->lost_total += u.lost.lost;
-		break;
-	case PERF_RECORD_LOST_SAMPLES:
+	} else {
 		t->lost += u.lost_samples;
 		t->lost_total += u.lost_samples;
-		break;
 	}
 	return 0;
 }
