@@ -106,6 +106,13 @@ pk_per_event=$("$PERFKIT" report -i "$TMP/two.data" --stdio --no-children 2>/dev
 perf_per_event=$(perf report -i "$TMP/two.data" --stdio --no-children 2>/dev/null |
 	sed -n 's/^# Samples: \([0-9]*\) of event .\(.*\).$/\2=\1/p' | sort | tr '\n' ' ')
 is "$pk_per_event" "$perf_per_event" "two: samples per event agree ($perf_per_event)"
+record grp -e '{cpu-clock,task-clock}' -k monotonic -F 1000 -- "$W" --spin-ms 200
+all_samples_read grp
+perf report --header-only -I -i "$TMP/grp.data" >"$TMP/grp.hdr" 2>&1
+grep -q "^# group: {cpu-clock,task-clock}" "$TMP/grp.hdr"; ok $? "group: GROUP_DESC as perf prints it"
+grep -q "^# clockid: monotonic (1)" "$TMP/grp.hdr"; ok $? "-k monotonic: CLOCKID/CLOCK_DATA written"
+perf report -i "$TMP/grp.data" --stdio --group 2>/dev/null | grep -q '^ *[0-9.]*%  *[0-9.]*%  pk-workload'
+ok $? "group: perf report --group shows both members per row"
 record tp -e sched:sched_switch -a -- sleep 0.3
 all_samples_read tp
 perf script -i "$TMP/tp.data" 2>/dev/null | grep -q "prev_comm=.*next_comm="
