@@ -29,32 +29,8 @@ static void usage(FILE *f)
 	      "                      [-o FILE|-] [-z|--compression-level N] [-q] [-- CMD ...]\n", f);
 }
 
-static int parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return errno || end == s || *end || s[0] == '-' ? -EINVAL : 0;
-}
-
-/* A process or thread id for -p / -t. */
-static int parse_id(const char *arg, const char *what, pid_t *out)
-{
-	uint64_t v;
-
-	if (parse_u64(arg, &v) || !v || v > 0x7fffffff) {
-		cli_error("invalid %s '%s'", what, arg);
-		return -EINVAL;
-	}
-	*out = (pid_t)v;
-	return 0;
-}
-
 static int parse_call_graph(struct pk_record_opts *o, const char *arg)
 {
-	uint64_t sz;
-
 	if (!strcmp(arg, "fp")) {
 		o->callgraph = PK_CALLGRAPH_FP;
 		return 0;
@@ -62,7 +38,9 @@ static int parse_call_graph(struct pk_record_opts *o, const char *arg)
 	if (!strncmp(arg, "dwarf", 5) && (arg[5] == '\0' || arg[5] == ',')) {
 		o->callgraph = PK_CALLGRAPH_DWARF;
 		if (arg[5] == ',') {
-			if (parse_u64(arg + 6, &sz) || !sz || sz > 65528)
+			uint64_t sz;
+
+			if (cli_parse_u64("--call-graph dwarf", arg + 6, 8, 65528, &sz))
 				return -EINVAL;
 			o->dwarf_stack_size = (uint32_t)sz;
 		}
@@ -71,7 +49,7 @@ static int parse_call_graph(struct pk_record_opts *o, const char *arg)
 	return -EINVAL;
 }
 
-/* The clock names perf's -k takes, or a number. */
+/* The clock names perf's -k takes, or a number; -1 (with the message) for anything else. */
 static int parse_clockid(const char *s)
 {
 	static const struct { const char *name; int id; } clocks[] = {
@@ -86,7 +64,7 @@ static int parse_clockid(const char *s)
 	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++)
 		if (!strcasecmp(n, clocks[i].name))
 			return clocks[i].id;
-	return parse_u64(s, &v) || v > 64 ? -1 : (int)v;
+	return cli_parse_u64("-k", s, 0, 64, &v) ? -1 : (int)v;
 }
 
 static int parse_args(int argc, char **argv, struct pk_record_opts *o)
@@ -127,23 +105,19 @@ static int parse_args(int argc, char **argv, struct pk_record_opts *o)
 			o->events = optarg;
 			break;
 		case 'F':
-			if (parse_u64(optarg, &o->freq) || !o->freq) {
-				cli_error("invalid frequency '%s'", optarg);
+			if (cli_parse_u64("-F", optarg, 1, UINT32_MAX, &o->freq))
 				return -EINVAL;
-			}
 			break;
 		case 'c':
-			if (parse_u64(optarg, &o->period) || !o->period) {
-				cli_error("invalid sample period '%s'", optarg);
+			if (cli_parse_u64("-c", optarg, 1, UINT64_MAX, &o->period))
 				return -EINVAL;
-			}
 			break;
 		case 'g':
 			o->callgraph = PK_CALLGRAPH_FP;
 			break;
 		case OPT_CALL_GRAPH:
 			if (parse_call_graph(o, optarg)) {
-				cli_error("invalid --call-graph '%s': give fp or dwarf[,SIZE<=65528]", optarg);
+				cli_error("invalid --call-graph '%s': give fp or dwarf[,SIZE]", optarg);
 				return -EINVAL;
 			}
 			break;
@@ -162,49 +136,43 @@ static int parse_args(int argc, char **argv, struct pk_record_opts *o)
 		case OPT_SWITCH_EVENTS: o->switch_events = 1; break;
 		case OPT_NO_INHERIT: o->no_inherit = 1; break;
 		case 'k':
-			if ((o->clockid = parse_clockid(optarg)) < 0) {
-				cli_error("unknown clock '%s'", optarg);
-				return -EINVAL;
-			}
+			if ((o->clockid = parse_clockid(optarg)) < 0)
+				return -EINVAL;   /* named by cli_parse_u64 */
 			break;
 		case OPT_FILTER: o->filter = optarg; break;
 		case 'a': o->all_cpus = 1; break;
 		case 'C': o->cpu_list = optarg; break;
 		case 'p':
-			if (parse_id(optarg, "pid", &o->pid))
+			if (cli_parse_u64("-p", optarg, 1, INT32_MAX, &v))
 				return -EINVAL;
+			o->pid = (pid_t)v;
 			break;
 		case 't':
-			if (parse_id(optarg, "tid", &o->tid))
+			if (cli_parse_u64("-t", optarg, 1, INT32_MAX, &v))
 				return -EINVAL;
+			o->tid = (pid_t)v;
 			o->no_inherit = 1;
 			break;
 		case 'm':
-			if (parse_u64(optarg, &v) || !v || (v & (v - 1)) || v > (1u << 20)) {
+			if (cli_parse_u64("-m", optarg, 1, 1u << 20, &v))
+				return -EINVAL;
+			if (v & (v - 1)) {
 				cli_error("invalid -m '%s': give a power of two number of pages", optarg);
 				return -EINVAL;
 			}
 			o->mmap_pages = (size_t)v;
 			break;
-		case OPT_DURATION: {
-			char *end;
-
-			o->duration = strtod(optarg, &end);
-			if (end == optarg || *end || !(o->duration > 0)) {
-				cli_error("invalid --duration '%s': give seconds", optarg);
+		case OPT_DURATION:
+			if (cli_parse_seconds("--duration", optarg, &o->duration))
 				return -EINVAL;
-			}
 			break;
-		}
 		case 'o': o->output = optarg; break;
 		case 'z':
 			o->compress_level = 1;
 			break;
 		case OPT_COMPRESSION_LEVEL:
-			if (parse_u64(optarg, &v) || !v || v > 22) {
-				cli_error("invalid compression level '%s': give 1..22", optarg);
+			if (cli_parse_u64("--compression-level", optarg, 1, 22, &v))
 				return -EINVAL;
-			}
 			o->compress_level = (int)v;
 			break;
 		case 'q': o->quiet = 1; break;
@@ -221,10 +189,6 @@ static int parse_args(int argc, char **argv, struct pk_record_opts *o)
 	if (!o->argv && !o->all_cpus && !o->cpu_list && !o->pid && !o->tid) {
 		cli_error("nothing to record: give a command, -p PID, -t TID, -a or -C CPUS");
 		usage(stderr);
-		return -EINVAL;
-	}
-	if ((o->pid || o->tid) && o->argv && !o->all_cpus) {
-		cli_error("give either a command or -p/-t, not both");
 		return -EINVAL;
 	}
 	return 0;

@@ -6,6 +6,8 @@
  * (--stdio, or without a terminal) or full screen with ncurses.
  */
 #include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,100 +55,94 @@ static void on_stop(int sig)
 	stop = 1;
 }
 
-static const char *argval(int argc, char **argv, int *i, const char *s, const char *l)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(l);
-
-	if (!strncmp(a, l, n) && a[n] == '=')
-		return a + n + 1;
-	if (s && !strncmp(a, s, 2) && a[2])
-		return a + 2;
-	if (strcmp(a, l) && (!s || strcmp(a, s)))
-		return NULL;
-	if (*i + 1 >= argc) {
-		cli_error("option '%s' requires a value", a);
-		exit(2);
-	}
-	return argv[++*i];
-}
-
-/* A whole number >= @min from @v, else a usage error naming @opt. */
-static int parse_num(const char *opt, const char *v, double min, double *out)
-{
-	char *end;
-	double x;
-
-	errno = 0;
-	x = strtod(v, &end);
-	if (errno || end == v || *end || x < min || x != x) {
-		cli_error("invalid value '%s' for %s", v, opt);
-		return -EINVAL;
-	}
-	*out = x;
-	return 0;
-}
-
 static int parse_args(struct top_cli *o, int argc, char **argv)
 {
-	double x;
+	enum { OPT_STDIO = 256, OPT_TUI, OPT_CALL_GRAPH };
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "delay", required_argument, NULL, 'd' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "entries", required_argument, NULL, 'E' },
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "stdio", no_argument, NULL, OPT_STDIO },
+		{ "tui", no_argument, NULL, OPT_TUI },
+		{ "hide_kernel_symbols", no_argument, NULL, 'K' },
+		{ "hide_user_symbols", no_argument, NULL, 'U' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "call-graph", optional_argument, NULL, OPT_CALL_GRAPH },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	int opt;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(usage_text, stdout);
-			exit(0);
-		} else if ((v = argval(argc, argv, &i, "-e", "--event"))) {
-			o->events = v;
-		} else if (!strcmp(a, "-a") || !strcmp(a, "--all-cpus")) {
-			o->all_cpus = 1;
-		} else if ((v = argval(argc, argv, &i, "-p", "--pid"))) {
-			if (parse_num(a, v, 1, &x) || x != (pid_t)x)
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+e:ap:C:F:c:d:n:E:m:KUvgh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'e': o->events = optarg; break;
+		case 'a': o->all_cpus = 1; break;
+		case 'p':
+			if (cli_parse_u64("-p", optarg, 1, INT32_MAX, &v))
 				return -EINVAL;
-			o->pid = (pid_t)x;
-		} else if ((v = argval(argc, argv, &i, "-C", "--cpu"))) {
-			o->cpu_list = v;
-		} else if ((v = argval(argc, argv, &i, "-F", "--freq"))) {
-			if (parse_num(a, v, 1, &x))
+			o->pid = (pid_t)v;
+			break;
+		case 'C': o->cpu_list = optarg; break;
+		case 'F':
+			if (cli_parse_u64("-F", optarg, 1, UINT32_MAX, &o->freq))
 				return -EINVAL;
-			o->freq = (uint64_t)x;
-		} else if ((v = argval(argc, argv, &i, "-c", "--count"))) {
-			if (parse_num(a, v, 1, &x))
+			break;
+		case 'c':
+			if (cli_parse_u64("-c", optarg, 1, UINT64_MAX, &o->period))
 				return -EINVAL;
-			o->period = (uint64_t)x;
-		} else if ((v = argval(argc, argv, &i, "-d", "--delay"))) {
-			if (parse_num(a, v, 0.01, &o->delay))
+			break;
+		case 'd':
+			if (cli_parse_seconds("-d", optarg, &o->delay))
 				return -EINVAL;
-		} else if ((v = argval(argc, argv, &i, "-n", "--iterations"))) {
-			if (parse_num(a, v, 1, &x))
+			break;
+		case 'n':
+			if (cli_parse_u64("-n", optarg, 1, LONG_MAX, &v))
 				return -EINVAL;
-			o->iterations = (long)x;
-		} else if ((v = argval(argc, argv, &i, "-E", "--entries"))) {
-			if (parse_num(a, v, 1, &x))
+			o->iterations = (long)v;
+			break;
+		case 'E':
+			if (cli_parse_u64("-E", optarg, 1, 1u << 20, &v))
 				return -EINVAL;
-			o->entries = (size_t)x;
-		} else if ((v = argval(argc, argv, &i, "-m", "--mmap-pages"))) {
-			if (parse_num(a, v, 1, &x))
+			o->entries = (size_t)v;
+			break;
+		case 'm':
+			if (cli_parse_u64("-m", optarg, 1, 1u << 20, &v))
 				return -EINVAL;
-			o->mmap_pages = (size_t)x;
-		} else if (!strcmp(a, "--stdio")) {
-			o->stdio = 1;
-		} else if (!strcmp(a, "--tui")) {
-			o->stdio = 0;
-		} else if (!strcmp(a, "-K") || !strcmp(a, "--hide_kernel_symbols")) {
-			o->hide_kernel = 1;
-		} else if (!strcmp(a, "-U") || !strcmp(a, "--hide_user_symbols")) {
-			o->hide_user = 1;
-		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-			o->verbose++;
-		} else if (!strcmp(a, "-g") || !strncmp(a, "--call-graph", 12)) {
+			o->mmap_pages = (size_t)v;
+			break;
+		case OPT_STDIO: o->stdio = 1; break;
+		case OPT_TUI: o->stdio = 0; break;
+		case 'K': o->hide_kernel = 1; break;
+		case 'U': o->hide_user = 1; break;
+		case 'v': o->verbose++; break;
+		case 'g':
+		case OPT_CALL_GRAPH:
 			cli_error("call graphs are not supported by perfkit top");
 			return -EINVAL;
-		} else {
-			cli_error("unknown option '%s'", a);
+		case 'h':
+			fputs(usage_text, stdout);
+			return 1;
+		case '?':
+			if (optopt && optopt < 256 && strchr("epCFcdnEm", optopt))
+				cli_error("option '-%c' requires a value", optopt);
+			else
+				cli_error("unknown option '%s'", argv[optind - 1]);
 			return -EINVAL;
 		}
+	}
+	if (optind < argc) {
+		cli_error("unexpected argument '%s'", argv[optind]);
+		return -EINVAL;
 	}
 	if (o->freq && o->period) {
 		cli_error("-F and -c cannot be given together");
@@ -356,8 +352,8 @@ int cmd_top(int argc, char **argv)
 	struct pk_diag d;
 	int err, status = 1;
 
-	if (parse_args(&o, argc, argv))
-		return 2;
+	if ((err = parse_args(&o, argc, argv)))
+		return err > 0 ? 0 : 2;
 	cli_log_init(o.verbose);
 	pk_diag_init(&d);
 	ro.events = o.events;

@@ -99,6 +99,13 @@ PK_API int pk_buf_append(struct pk_buf *b, const void *p, size_t n);
 PK_API int pk_buf_printf(struct pk_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * Make room for @need elements of @elem bytes in the array *@p of capacity
+ * *@cap (elements): the capacity doubles from @first until it holds @need.
+ * Contents are kept. 0, or -ENOMEM (also on size overflow) leaving *@p alone.
+ */
+PK_API int pk_array_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first);
+
 /* ---- bounded reader over untrusted bytes ------------------------------ */
 
 struct pk_reader {

@@ -74,3 +74,25 @@ int pk_buf_printf(struct pk_buf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 	return 0;
 }
+
+int pk_array_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	size_t c = *cap ? *cap : (first ? first : 1);
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need) {
+		if (c > SIZE_MAX / 2)
+			return -ENOMEM;
+		c *= 2;
+	}
+	if (elem && c > SIZE_MAX / elem)
+		return -ENOMEM;
+	q = realloc(*p, c * elem);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = c;
+	return 0;
+}

@@ -22,21 +22,14 @@ static uint64_t hash_bytes(const char *s, size_t len)
 
 int pk_exp_grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 {
-	uint32_t c = *cap ? *cap : 64;
-	void *q;
+	size_t c = *cap;
+	int err;
 
-	if (need <= *cap)
-		return 0;
-	while (c < need) {
-		if (c > UINT32_MAX / 2)
-			return -ENOMEM;
-		c *= 2;
-	}
-	q = realloc(*p, (size_t)c * elem);
-	if (!q)
+	if (need > UINT32_MAX / 2)
 		return -ENOMEM;
-	*p = q;
-	*cap = c;
+	if ((err = pk_array_grow(p, &c, need, elem, 64)))
+		return err;
+	*cap = (uint32_t)c;
 	return 0;
 }
 

@@ -25,7 +25,7 @@ int pk_rec_attr_setup(struct perf_event_attr *a, const struct pk_event *ev,
 	a->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 	if (c->nr_events > 1)
 		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
-	if (c->cpu_target || o->sample_cpu)
+	if (o->all_cpus || o->cpu_list || o->sample_cpu)
 		a->sample_type |= PERF_SAMPLE_CPU;
 	if (ev->kind == PK_EVENT_TRACEPOINT) {
 		/* perf samples every tracepoint hit with its raw fields */

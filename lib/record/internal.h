@@ -7,10 +7,29 @@
 #include <stdint.h>
 #include <perfkit/record.h>
 
+/*
+ * CPU-wide events (task -1): -a or -C without -p/-t, which take precedence
+ * as in perf ("PID/TID switch overriding SYSTEM"). A command given with -a
+ * or -C is recorded system-wide.
+ */
+static inline int pk_rec_system_wide(const struct pk_record_opts *o)
+{
+	return (o->all_cpus || o->cpu_list) && !o->pid && !o->tid;
+}
+
+/*
+ * The command itself is the target (events start at its exec); otherwise a
+ * command only sets how long -p/-t/-a/-C targets are recorded, as in perf.
+ */
+static inline int pk_rec_targets_command(const struct pk_record_opts *o)
+{
+	return o->argv && o->argv[0] && !o->all_cpus && !o->cpu_list && !o->pid && !o->tid;
+}
+
 /* What an event's attr depends on besides the event and the options. */
 struct pk_rec_attr_ctx {
 	size_t nr_events;
-	int cpu_target;              /* -a / -C: events per CPU, no task */
+	int cpu_target;              /* pk_rec_system_wide(): events per CPU, no task */
 	int workload;                /* start at the command's exec */
 	int tracking;                /* this event carries the side band */
 };

@@ -221,7 +221,7 @@ static int synthesize(struct rec *r)
 
 	if (err)
 		return err;
-	if (o->all_cpus || o->cpu_list)
+	if (pk_rec_system_wide(o))
 		err = pk_synth_all(&sy);
 	else if (o->pid)
 		err = pk_synth_process(&sy, o->pid);
@@ -282,8 +282,8 @@ static int loop(struct rec *r, struct pk_record_stats *st, struct pk_diag *d)
 		if (err < 0 && err != -EINTR)
 			return pk_diag_fail(d, err, "poll failed: %s", strerror(-err));
 		/* a per-task target without a command ends when all its threads are gone */
-		if (r->wl.pid > 0 || r->o->all_cpus || r->o->cpu_list)
-			gone = 0;
+		if (r->wl.pid > 0 || pk_rec_system_wide(r->o))
+			gone = 0;   /* the command or the duration decides the end */
 	}
 	st->stopped_by_signal = stop_signal != 0;
 	pk_sampler_disable(r->s);
@@ -320,10 +320,11 @@ static void fill_stats(struct rec *r, struct pk_record_stats *st)
 	st->write_error = r->write_err;
 }
 
-static int finish(struct rec *r, struct pk_record_stats *st, struct pk_diag *d)
+static int finish(struct rec *r, struct pk_diag *d)
 {
 	struct pk_features f = { 0 };
-	int err = r->write_err ? 0 : features(r, &f);
+	/* pipe mode sent its features up front; only a file gets them at the end */
+	int err = r->write_err || r->pipe ? 0 : features(r, &f);
 
 	if (!err)
 		err = pk_writer_close(r->w, r->write_err ? NULL : &f, d);
@@ -336,7 +337,6 @@ static int finish(struct rec *r, struct pk_record_stats *st, struct pk_diag *d)
 		*d = r->wdiag;
 		return 0;
 	}
-	(void)st;
 	return err;
 }
 
@@ -360,7 +360,7 @@ int pk_record_run(const struct pk_record_opts *o, struct pk_record_stats *st, st
 	signals_install(&r);
 	if ((err = synthesize(&r)))
 		goto out_signals;
-	if ((r.wl.pid <= 0 || o->all_cpus || o->cpu_list) && (err = pk_sampler_enable(r.s))) {
+	if (!pk_rec_targets_command(o) && (err = pk_sampler_enable(r.s))) {
 		err = pk_diag_fail(d, err, "cannot enable the events: %s", strerror(-err));
 		goto out_signals;
 	}
@@ -372,7 +372,7 @@ int pk_record_run(const struct pk_record_opts *o, struct pk_record_stats *st, st
 	finish_workload(&r, st);
 	fill_stats(&r, st);
 	if (!err)
-		err = finish(&r, st, d);
+		err = finish(&r, d);
 out_signals:
 	signals_restore(&r);
 out:

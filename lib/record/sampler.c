@@ -82,57 +82,53 @@ static int add_event(struct pk_sampler *s, const struct pk_event_list *l, size_t
 	e->leader = (size_t)l->ev[i].leader;
 	e->nr_members = l->ev[i].nr_members ? (size_t)l->ev[i].nr_members : 1;
 	e->tracepoint = l->ev[i].kind == PK_EVENT_TRACEPOINT;
-	if (e->leader != i)
-		e->attr.disabled = 0, e->attr.enable_on_exec = 0;   /* members follow the leader */
+	if (e->leader != i) {       /* members follow the leader */
+		e->attr.disabled = 0;
+		e->attr.enable_on_exec = 0;
+	}
 	return 0;
 }
 
-static int target_lists(const struct pk_record_opts *o, pid_t workload, int **cpus, size_t *ncpu,
-			pid_t **tids, size_t *ntid, int *cpu_target, int *per_cpu_rings, struct pk_diag *d)
+static int one_id(pid_t **ids, pid_t id)
 {
+	*ids = malloc(sizeof(pid_t));
+	if (!*ids)
+		return -ENOMEM;
+	(*ids)[0] = id;
+	return 1;
+}
+
+static int target_lists(const struct pk_record_opts *o, pid_t workload, int **cpus, size_t *ncpu,
+			pid_t **tids, size_t *ntid, int *per_cpu_rings, struct pk_diag *d)
+{
+	int system_wide = pk_rec_system_wide(o);
 	int n;
 
-	*cpu_target = o->all_cpus || o->cpu_list;
 	if (o->cpu_list) {
 		n = pk_cpulist_parse(o->cpu_list, cpus, d);
 		if (n < 0)
 			return n;
-	} else if (*cpu_target || !(o->no_inherit || o->tid)) {
+	} else if (system_wide || !(o->no_inherit || o->tid)) {
 		n = pk_cpus_online(cpus);
 		if (n < 0)
 			return pk_diag_fail(d, n, "cannot read the online CPUs");
 	} else {
-		*cpus = malloc(sizeof(int));
-		if (!*cpus)
+		if (!(*cpus = malloc(sizeof(int))))
 			return -ENOMEM;
 		(*cpus)[0] = -1;
 		n = 1;
 	}
 	*ncpu = (size_t)n;
 	*per_cpu_rings = (*cpus)[0] >= 0;
-	if (*cpu_target && !o->pid && !o->tid && workload <= 0) {
-		*tids = malloc(sizeof(pid_t));
-		if (!*tids)
-			return -ENOMEM;
-		(*tids)[0] = -1;
-		*ntid = 1;
-		return 0;
-	}
-	if (o->pid) {
-		n = pk_proc_threads(o->pid, tids);
-		if (n < 0)
-			return pk_diag_fail(d, n, "no such process: %d", (int)o->pid);
-		*ntid = (size_t)n;
-	} else {
-		*tids = malloc(sizeof(pid_t));
-		if (!*tids)
-			return -ENOMEM;
-		(*tids)[0] = o->tid ? o->tid : workload;
-		*ntid = 1;
-	}
-	/* with -a and a task, the task's samples come from the CPU-wide events anyway */
-	if (*cpu_target)
-		(*tids)[0] = -1, *ntid = 1;
+	if (system_wide)
+		n = one_id(tids, -1);
+	else if (o->pid && (n = pk_proc_threads(o->pid, tids)) < 0)
+		return pk_diag_fail(d, n, "no such process: %d", (int)o->pid);
+	else if (!o->pid)
+		n = one_id(tids, o->tid ? o->tid : workload);
+	if (n < 0)
+		return n;
+	*ntid = (size_t)n;
 	return 0;
 }
 
@@ -223,14 +219,13 @@ static int check_filter(const struct pk_sampler *s, const char *filter, struct p
 static int open_all(struct pk_sampler *s, const struct pk_record_opts *o, pid_t workload,
 		    struct pk_diag *d)
 {
-	int *cpus = NULL, cpu_target = 0, per_cpu = 0;
+	int *cpus = NULL, per_cpu = 0;
 	pid_t *tids = NULL;
 	size_t ncpu = 0, ntid = 0, pages = o->mmap_pages ? o->mmap_pages : PK_DEFAULT_MMAP_PAGES;
 	int *ring_fd = NULL;
 	int err;
 
-	(void)cpu_target;
-	err = target_lists(o, workload, &cpus, &ncpu, &tids, &ntid, &cpu_target, &per_cpu, d);
+	err = target_lists(o, workload, &cpus, &ncpu, &tids, &ntid, &per_cpu, d);
 	if (err)
 		goto out;
 	if ((err = sampler_grow(s, ncpu * ntid * s->nr_ev, per_cpu ? ncpu : ntid)))
@@ -270,8 +265,8 @@ int pk_sampler_open(struct pk_sampler **out, const struct pk_record_opts *o, pid
 	if ((err = parse_events(&l, o, &is_default, d)))
 		goto fail;
 	c.nr_events = l.n;
-	c.cpu_target = o->all_cpus || o->cpu_list;
-	c.workload = workload_pid > 0 && !c.cpu_target;
+	c.cpu_target = pk_rec_system_wide(o);
+	c.workload = workload_pid > 0 && pk_rec_targets_command(o);
 	for (int attempt = 0; attempt < 2; attempt++) {
 		s->ev = calloc(l.n, sizeof(*s->ev));
 		if (!s->ev) {

@@ -97,15 +97,8 @@ static uint32_t rp_node_child(struct pk_report *r, uint32_t parent, const struct
 		r->nodes[parent].last_child = slot->idx1 - 1;
 		return slot->idx1 - 1;
 	}
-	if (r->nr_nodes == r->cap_nodes) {
-		size_t ncap = r->cap_nodes * 2;
-		struct rp_node *nn = realloc(r->nodes, ncap * sizeof(*nn));
-
-		if (!nn)
-			return UINT32_MAX;
-		r->nodes = nn;
-		r->cap_nodes = ncap;
-	}
+	if (pk_array_grow((void **)&r->nodes, &r->cap_nodes, r->nr_nodes + 1, sizeof(*r->nodes), 0))
+		return UINT32_MAX;
 	rp_ixmap_fill(&r->trie, slot, h, (uint32_t)r->nr_nodes);
 	r->nodes[r->nr_nodes] = (struct rp_node){ .parent = parent, .depth = r->nodes[parent].depth + 1,
 		.sym = l->sym, .dso = l->dso, .ip = l->ip, .inlined = inlined, .last_child = UINT32_MAX,
@@ -185,15 +178,8 @@ static uint32_t rp_pair_find(struct pk_report *r, uint32_t entry, uint32_t node)
 		if (slot->idx1)
 			return n ? (n->last_pair = slot->idx1 - 1) : slot->idx1 - 1;
 	}
-	if (r->nr_pairs == r->cap_pairs) {
-		size_t ncap = r->cap_pairs ? r->cap_pairs * 2 : 4096;
-		struct rp_pair *np = realloc(r->pairs, ncap * sizeof(*np));
-
-		if (!np)
-			return UINT32_MAX;
-		r->pairs = np;
-		r->cap_pairs = ncap;
-	}
+	if (pk_array_grow((void **)&r->pairs, &r->cap_pairs, r->nr_pairs + 1, sizeof(*r->pairs), 4096))
+		return UINT32_MAX;
 	idx = (uint32_t)r->nr_pairs++;
 	r->pairs[idx] = (struct rp_pair){ entry, node, 0 };
 	if (slot)
@@ -275,15 +261,8 @@ static uint32_t pt_add(struct pt *t, uint32_t parent, uint32_t trie)
 		return UINT32_MAX;
 	if (found)
 		return *v;
-	if (t->nr == t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 256;
-		struct pt_node *nn = realloc(t->n, ncap * sizeof(*nn));
-
-		if (!nn)
-			return UINT32_MAX;
-		t->n = nn;
-		t->cap = ncap;
-	}
+	if (pk_array_grow((void **)&t->n, &t->cap, t->nr + 1, sizeof(*t->n), 256))
+		return UINT32_MAX;
 	t->n[t->nr] = (struct pt_node){ .trie = trie, .first = 0, .next = 0 };
 	/* append at the end of the sibling list: keeps first-seen order for ties */
 	if (!t->n[parent].first)

@@ -234,15 +234,8 @@ uint32_t rp_entry_get(struct pk_report *r, const struct rp_keyctx *c)
 			return r->ent_slots[i] - 1;
 		i = (i + 1) & r->ent_mask;
 	}
-	if (r->nr_ent == r->cap_ent) {
-		size_t ncap = r->cap_ent ? r->cap_ent * 2 : 1024;
-		struct rp_entry *ne = realloc(r->ent, ncap * sizeof(*ne));
-
-		if (!ne)
-			return UINT32_MAX;
-		r->ent = ne;
-		r->cap_ent = ncap;
-	}
+	if (pk_array_grow((void **)&r->ent, &r->cap_ent, r->nr_ent + 1, sizeof(*r->ent), 1024))
+		return UINT32_MAX;
 	{
 		struct rp_entry *e = &r->ent[r->nr_ent];
 

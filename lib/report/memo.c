@@ -138,24 +138,9 @@ int rp_memo_begin(struct pk_report *r, const struct pk_rsample *rs, uint32_t com
 		}
 	}
 	/* a new stack: remember its key, record the operations of the full path */
-	if (m->nr == m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 4096;
-		struct rp_memo_stack *ns = realloc(m->stacks, ncap * sizeof(*ns));
-
-		if (!ns)
-			return -ENOMEM;
-		m->stacks = ns;
-		m->cap = ncap;
-	}
-	if (m->nr_keys + n > m->cap_keys) {
-		size_t ncap = (m->nr_keys + n) * 2;
-		uint64_t *nk = realloc(m->keys, ncap * sizeof(*nk));
-
-		if (!nk)
-			return -ENOMEM;
-		m->keys = nk;
-		m->cap_keys = ncap;
-	}
+	if (pk_array_grow((void **)&m->stacks, &m->cap, m->nr + 1, sizeof(*m->stacks), 4096) ||
+	    pk_array_grow((void **)&m->keys, &m->cap_keys, m->nr_keys + n, sizeof(*m->keys), 4096))
+		return -ENOMEM;
 	memcpy(&m->keys[m->nr_keys], m->kbuf, n * sizeof(uint64_t));
 	m->stacks[m->nr] = (struct rp_memo_stack){ .hash = h, .key_first = m->nr_keys,
 		.key_n = (uint32_t)n, .op_first = m->nr_ops, .op_n = 0 };
@@ -172,15 +157,8 @@ int rp_memo_op(struct pk_report *r, uint32_t entry, uint32_t pair, unsigned kind
 
 	if (!m->recording)
 		return 0;
-	if (m->nr_ops == m->cap_ops) {
-		size_t ncap = m->cap_ops ? m->cap_ops * 2 : 16384;
-		struct rp_memo_op *no = realloc(m->ops, ncap * sizeof(*no));
-
-		if (!no)
-			return -ENOMEM;
-		m->ops = no;
-		m->cap_ops = ncap;
-	}
+	if (pk_array_grow((void **)&m->ops, &m->cap_ops, m->nr_ops + 1, sizeof(*m->ops), 16384))
+		return -ENOMEM;
 	m->ops[m->nr_ops++] = (struct rp_memo_op){ entry, pair, kind };
 	m->stacks[m->cur].op_n++;
 	return 0;

@@ -143,6 +143,16 @@ wpid=$!
 sleep 0.2
 record pid -e cpu-clock -F 1000 -p "$wpid" --duration 0.5
 ok $? "-p: record with --duration exits 0"
+record pidcmd -e cpu-clock -F 1000 -p "$wpid" -- sleep 0.3
+is "$(perf script -i "$TMP/pidcmd.data" -F pid 2>/dev/null | awk '{ print $1 }' | sort -u)" "$wpid" \
+	"-p PID -- sleep: the command only sets the duration, as in perf"
+taskset -c 0 "$W" --spin-ms 2000 &
+pin=$!
+sleep 0.2
+record pidcpu -e cpu-clock -F 1000 -C 0,1 -p "$pin" --duration 0.3
+kill "$pin" 2>/dev/null; wait "$pin" 2>/dev/null
+is "$(perf script -i "$TMP/pidcpu.data" -F pid,cpu 2>/dev/null | awk '{ print $1, $2 }' | sort -u)" \
+	"$pin [000]" "-C 0,1 -p PID: only the target's samples, on the CPU it is pinned to"
 kill "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null
 all_samples_read pid
 is "$(perf script -i "$TMP/pid.data" -F pid 2>/dev/null | awk '{ print $1 }' | sort -u)" "$wpid" \
