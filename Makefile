@@ -19,7 +19,7 @@ endif
 CC ?= cc
 PREFIX ?= /usr/local
 PKG_CONFIG ?= pkg-config
-PKGS := json-c libelf libdw libzstd libtraceevent zlib ncursesw
+PKGS := json-c libelf libdw libzstd libtraceevent zlib ncursesw libpci
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
@@ -34,11 +34,13 @@ LIBS := $(PKG_LIBS) -liberty -lm
 LIB_SRCS := $(sort $(wildcard lib/*/*.c))
 CLI_SRCS := $(sort $(wildcard cli/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+BENCH_SRCS := $(sort $(wildcard bench/*.c))
 FUZZ_SRCS := $(sort $(wildcard fuzz/fuzz_*.c))
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
+BENCH_BINS := $(BENCH_SRCS:%.c=$(BUILD)/%)
 WORKLOAD := $(BUILD)/tests/pk-workload
 
 STATIC_LIB := $(BUILD)/libperfkit.a
@@ -71,6 +73,9 @@ $(PERFKIT): $(CLI_OBJS) $(STATIC_LIB)
 $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(STATIC_LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(STATIC_LIB) $(LIBS)
 
+$(BUILD)/bench/%: $(BUILD)/bench/%.o $(STATIC_LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(STATIC_LIB) $(LIBS)
+
 $(WORKLOAD): tests/workload/pk-workload.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) -O1 -g $(SANFLAGS) -pthread -o $@ $<
@@ -96,10 +101,13 @@ demo: deps
 	@$(PERFKIT) report --stdio --no-children -g none -i $(BUILD)/demo.data | head -n 25
 	@echo '$$ $(PERFKIT) report --format folded -i $(BUILD)/demo.data | sort -k2 -nr | head -n 5'
 	@$(PERFKIT) report --format folded -i $(BUILD)/demo.data | sort -t' ' -k2 -nr | head -n 5
+	@echo
+	@echo '$$ $(PERFKIT) gpu -n 1 --stdio'
+	@$(PERFKIT) gpu -n 1 --stdio || echo "(perfkit gpu failed: no GPU snapshot)"
 
 bench: deps
-	@$(MAKE) --no-print-directory all
-	@for b in bench/*.sh; do PERFKIT=$(abspath $(PERFKIT)) bash $$b || exit 1; done
+	@$(MAKE) --no-print-directory all $(BENCH_BINS)
+	@for b in bench/*.sh; do PERFKIT=$(abspath $(PERFKIT)) PK_BUILD=$(abspath $(BUILD)) bash $$b || exit 1; done
 
 # libFuzzer targets: the library is compiled once by clang with ASan+UBSan and
 # fuzzer coverage (build-fuzz/libperfkit-fuzz.a), then linked into each target.
