@@ -6,6 +6,7 @@
 #define PERFKIT_CLI_H
 
 #include <stdint.h>
+#include <sys/types.h>
 #include <perfkit/core.h>
 
 int cmd_list(int argc, char **argv);
@@ -14,6 +15,10 @@ int cmd_report(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+/* perfkit gpu [top|record|report|serve] (cmd_gpu.c dispatches) */
+int cmd_gpu(int argc, char **argv);
+int cmd_gpu_record(int argc, char **argv);
+int cmd_gpu_report(int argc, char **argv);
 
 /*
  * A whole number in [@min, @max] from option @opt's argument @arg (decimal,
@@ -22,6 +27,14 @@ int cmd_top(int argc, char **argv);
 int cli_parse_u64(const char *opt, const char *arg, uint64_t min, uint64_t max, uint64_t *out);
 /* A positive number of seconds (fractions allowed) for @opt, or the same message and -EINVAL. */
 int cli_parse_seconds(const char *opt, const char *arg, double *out);
+/* A process id (1 .. INT32_MAX) for @opt, or the same message and -EINVAL. */
+int cli_parse_pid(const char *opt, const char *arg, pid_t *out);
+/*
+ * The message after getopt_long() returned '?': "option '-x' requires a
+ * value" for the short options in @short_with_value and long options,
+ * else "unknown option 'ARG'".
+ */
+void cli_bad_option(char **argv, const char *short_with_value);
 
 /* "perfkit: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -3,6 +3,9 @@
  * each rejected with one "perfkit: invalid value ..." line naming the option.
  */
 #include <errno.h>
+#include <sys/types.h>
+#include <string.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include "cli.h"
 
@@ -34,4 +37,24 @@ int cli_parse_seconds(const char *opt, const char *arg, double *out)
 	}
 	*out = v;
 	return 0;
+}
+
+int cli_parse_pid(const char *opt, const char *arg, pid_t *out)
+{
+	uint64_t v;
+
+	if (cli_parse_u64(opt, arg, 1, INT32_MAX, &v))
+		return -EINVAL;
+	*out = (pid_t)v;
+	return 0;
+}
+
+void cli_bad_option(char **argv, const char *short_with_value)
+{
+	if (optopt && optopt < 256 && strchr(short_with_value, optopt))
+		cli_error("option '-%c' requires a value", optopt);
+	else if (optopt >= 256)
+		cli_error("option '%s' requires a value", argv[optind - 1]);
+	else
+		cli_error("unknown option '%s'", argv[optind - 1]);
 }

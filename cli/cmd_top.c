@@ -88,9 +88,8 @@ static int parse_args(struct top_cli *o, int argc, char **argv)
 		case 'e': o->events = optarg; break;
 		case 'a': o->all_cpus = 1; break;
 		case 'p':
-			if (cli_parse_u64("-p", optarg, 1, INT32_MAX, &v))
+			if (cli_parse_pid("-p", optarg, &o->pid))
 				return -EINVAL;
-			o->pid = (pid_t)v;
 			break;
 		case 'C': o->cpu_list = optarg; break;
 		case 'F':
@@ -133,10 +132,7 @@ static int parse_args(struct top_cli *o, int argc, char **argv)
 			fputs(usage_text, stdout);
 			return 1;
 		case '?':
-			if (optopt && optopt < 256 && strchr("epCFcdnEm", optopt))
-				cli_error("option '-%c' requires a value", optopt);
-			else
-				cli_error("unknown option '%s'", argv[optind - 1]);
+			cli_bad_option(argv, "epCFcdnEm");
 			return -EINVAL;
 		}
 	}

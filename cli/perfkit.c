@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "script", cmd_script, "print the samples of a perf.data file" },
 	{ "record", cmd_record, "sample a command, processes or CPUs into perf.data" },
 	{ "top", cmd_top, "live profile: the hottest symbols, refreshed" },
+	{ "gpu", cmd_gpu, "GPU usage per client from DRM fdinfo: top, record, report, serve" },
 };
 
 static void usage(FILE *f)
