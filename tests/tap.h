@@ -15,6 +15,8 @@
 static int tap_count, tap_failed;
 
 static inline int tap_result(int pass, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static inline int tap_result(int pass, const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
 

@@ -107,7 +107,7 @@ static void test_engine_time(void)
 	is_dbl(e->busy_pct, 100.0 * 0.25 / 1.5, 1e-9, "render busy = 0.25 s / 1.5 s");
 	e = engine(c, "video");
 	is_int(e->raw.capacity, 2, "video capacity 2");
-	is_dbl(e->busy_pct, 100.0 * 1.5 / 1.5 / 2, 1e-9, "video busy = 1.5 s / 1.5 s / 2 = 50%");
+	is_dbl(e->busy_pct, 100.0 * 1.5 / 1.5 / 2, 1e-9, "video busy = 1.5 s / 1.5 s / 2 = 50%%");
 	is_dbl(c->busy_pct, 100.0 * 0.25 / 1.5 + 50.0, 1e-9, "client busy is the sum of engines");
 
 	/* capacity 4, and a value beyond the wall time clamps to 100 % */
@@ -117,8 +117,8 @@ static void test_engine_time(void)
 	     "drm-engine-render:\t3250000000 ns\ndrm-engine-video:\t4500000000 ns\ndrm-engine-capacity-video:\t4\n");
 	s = end_scan();
 	c = client(s, "0000:00:02.0", 7);
-	is_dbl(engine(c, "render")->busy_pct, 100.0, 1e-9, "2 s busy in 1 s clamps to 100%");
-	is_dbl(engine(c, "video")->busy_pct, 100.0 * 3.0 / 1.0 / 4, 1e-9, "video busy 3 s / 1 s / 4 = 75%");
+	is_dbl(engine(c, "render")->busy_pct, 100.0, 1e-9, "2 s busy in 1 s clamps to 100%%");
+	is_dbl(engine(c, "video")->busy_pct, 100.0 * 3.0 / 1.0 / 4, 1e-9, "video busy 3 s / 1 s / 4 = 75%%");
 }
 
 static void test_cycles(void)
@@ -149,9 +149,9 @@ static void test_cycles(void)
 	c = client(s, "0000:03:00.0", 3);
 	e = engine(c, "rcs");
 	ok(e && e->basis == PK_BASIS_TOTAL_CYCLES, "rcs from total-cycles");
-	is_dbl(e->busy_pct, 25.0, 1e-9, "rcs 1e6 / 4e6 = 25%");
+	is_dbl(e->busy_pct, 25.0, 1e-9, "rcs 1e6 / 4e6 = 25%%");
 	e = engine(c, "ccs");
-	is_dbl(e->busy_pct, 12.5, 1e-9, "ccs 2e6 / 4e6 / 4 = 12.5%");
+	is_dbl(e->busy_pct, 12.5, 1e-9, "ccs 2e6 / 4e6 / 4 = 12.5%%");
 
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		uint64_t f = 800000000ULL / units[i].mult;
@@ -241,7 +241,7 @@ static void test_new_engine_and_memory(void)
 	     "drm-engine-gfx:\t100000000 ns\ndrm-engine-compute:\t300000000 ns\n");
 	s = end_scan();
 	c = client(s, "0000:04:00.0", 31);
-	is_dbl(engine(c, "gfx")->busy_pct, 10.0, 1e-9, "gfx 10%");
+	is_dbl(engine(c, "gfx")->busy_pct, 10.0, 1e-9, "gfx 10%%");
 	is_dbl(engine(c, "compute")->busy_pct, 30.0, 1e-9, "an engine new on a known client counts from 0");
 	is_int(c->n_memory, 0, "memory follows the latest sample");
 }
@@ -284,7 +284,7 @@ static void test_sharing(void)
 	is_str(c->comm, "parent", "comm of that pid");
 	ok(c->holders[0].pid == 700 && c->holders[0].fd == 4 && c->holders[1].fd == 5 &&
 	   c->holders[2].pid == 701, "holders sorted");
-	is_dbl(engine(c, "render")->busy_pct, 50.0, 1e-9, "shared client counted once: 50%");
+	is_dbl(engine(c, "render")->busy_pct, 50.0, 1e-9, "shared client counted once: 50%%");
 	ok(client(s, "0000:03:00.0", 40) != NULL, "same client id on another device is another client");
 	is_int(s->n_devices, 3, "devices: 2 pdevs and one node without sysfs");
 	is_str(s->devices[2].dev->key, "226:130", "a device without pdev or sysfs is keyed by node");
@@ -298,14 +298,14 @@ static void test_sharing(void)
 	is_dbl(sum(s->processes[1].engines, s->processes[1].n_engines, "render")->busy_pct, 50.0, 1e-9,
 	       "the shared client counts in 701's view");
 	is_dbl(sum(s->processes[0].engines, s->processes[0].n_engines, "rcs")->busy_pct, 10.0, 1e-9,
-	       "700's rcs 10%");
+	       "700's rcs 10%%");
 	is_dbl(s->processes[0].busy_pct, 60.0, 1e-9, "700 busy = 50 + 10");
 	is_int(s->processes[2].n_clients, 2, "702 holds its two id-less clients");
 	for (i = 0; i < s->n_devices; i++)
 		if (strcmp(s->devices[i].dev->key, "0000:00:02.0") == 0) {
 			is_int(s->devices[i].n_clients, 1, "iGPU: one client");
 			is_dbl(sum(s->devices[i].engines, s->devices[i].n_engines, "render")->busy_pct, 50.0,
-			       1e-9, "iGPU render 50% (not 150%)");
+			       1e-9, "iGPU render 50%% (not 150%%)");
 			is_int(s->devices[i].memory[0].bytes[PK_MEM_TOTAL], 4096, "iGPU memory counted once");
 		}
 
