@@ -422,9 +422,18 @@ int pk_export_add(struct pk_export *e, const struct pk_rsample *rs)
 		return err;
 	if ((err = pk_exp_trie_child(&e->trie, 0, pk_exp_level1_key(ev, comm), &node)))
 		return err;
+	/*
+	 * Without a call chain the sampled ip is the stack. A chain that came
+	 * out empty (perf discards one with an invalid context marker) stays
+	 * empty: the sample counts for its comm alone, as perf script shows it.
+	 */
 	if (!nr || !frames) {
-		frames = &rs->self;
-		nr = 1;
+		if (rs->s && (rs->s->present & PERF_SAMPLE_CALLCHAIN) && rs->s->callchain_nr) {
+			nr = 0;
+		} else {
+			frames = &rs->self;
+			nr = 1;
+		}
 	}
 	if (nr > PK_EXP_MAX_STACK)
 		nr = PK_EXP_MAX_STACK;

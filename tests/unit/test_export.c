@@ -189,6 +189,35 @@ static void test_folded(void)
 	pk_export_free(e);
 }
 
+/*
+ * A call chain perf discards (an invalid context marker) leaves the sample
+ * with no frames: it folds to its comm alone, as perf script | stackcollapse
+ * gives it; a sample without a call chain folds to its ip.
+ */
+static void test_folded_discarded_chain(void)
+{
+	struct pk_export *e = new_export(PK_EXPORT_FOLDED, 0);
+	uint64_t chain[2] = { 0xffffffffffffff80ull, 0xffffffffffffffffull };
+	struct pk_sample with = { .present = PERF_SAMPLE_CALLCHAIN, .callchain_nr = 2, .callchain = chain,
+				  .pid = 100, .tid = 100 };
+	struct pk_sample without = { .pid = 100, .tid = 100 };
+	struct pk_rsample rs = { .evsel = &ev_clock, .s = &with, .thread = &th_prog, .period = 1 };
+	char *out;
+	size_t len;
+
+	if (!ok(e != NULL, "discarded chain: export"))
+		return;
+	rs.self = loc_sym(&map_kernel, &sym_kfn, 0xffffffff81000010ull);
+	ok(pk_export_add(e, &rs) == 0, "discarded chain: added");
+	rs.s = &without;
+	ok(pk_export_add(e, &rs) == 0, "no chain: added");
+	out = run_export(e, &len);
+	ok(out && strstr(out, "my_prog 1\n") != NULL, "discarded chain folds to the comm alone");
+	ok(out && strstr(out, "my_prog;do_syscall_64 1\n") != NULL, "no chain folds to the sampled ip");
+	free(out);
+	pk_export_free(e);
+}
+
 /* ---- pprof -------------------------------------------------------------------- */
 
 static int gunzip(const char *in, size_t len, unsigned char **out, size_t *olen)
@@ -544,6 +573,7 @@ int main(void)
 	ev_faults.attr.attr.config = PERF_COUNT_SW_PAGE_FAULTS;
 	test_tidy();
 	test_folded();
+	test_folded_discarded_chain();
 	test_pprof();
 	test_json();
 	test_svg();
