@@ -19,7 +19,7 @@ endif
 CC ?= cc
 PREFIX ?= /usr/local
 PKG_CONFIG ?= pkg-config
-PKGS := json-c libelf libdw libzstd libtraceevent zlib ncursesw libpci
+PKGS := json-c libelf libdw libzstd libtraceevent zlib ncursesw libpci libxml-2.0
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)

@@ -1,0 +1,122 @@
+/*
+ * libFuzzer target for the metric equation compiler and evaluator
+ * (pk_oa_expr_*, pk_oa_eval_*). The input is text up to the first NUL,
+ * then raw bytes for the deltas and the device variables.
+ *
+ * The text's first line is compiled as one expression with the counter
+ * names C0..C7 (and evaluated as uint64 and as float); then every line
+ * (up to 8) becomes counter Ci of a metric set whose odd counters are
+ * floats and whose even counters have the line as an availability
+ * predicate too, and the set is compiled and evaluated, with the max
+ * equations. Compilation must either succeed or fail with -EINVAL, -ELOOP
+ * or -E2BIG and a message; evaluation must never crash, read out of bounds
+ * or hit undefined behaviour, whatever the deltas and variables.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <perfkit/oa.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(c) do { if (!(c)) abort(); } while (0)
+#define MAX_LINES 8
+
+static const char *const names[MAX_LINES] = { "C0", "C1", "C2", "C3", "C4", "C5", "C6", "C7" };
+
+static void check_fail(int err, const struct pk_diag *d)
+{
+	CHECK(err == -EINVAL || err == -ELOOP || err == -E2BIG);
+	CHECK(d->msg[0] != '\0');
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const uint8_t *nul = memchr(data, '\0', size);
+	size_t tlen = nul ? (size_t)(nul - data) : size;
+	char *text = malloc(tlen + 1), *lines[MAX_LINES];
+	uint64_t deltas[PK_OA_MAX_VALUES] = { 0 };
+	struct pk_oa_devvars vars = { 0 };
+	struct pk_oa_value ctr[MAX_LINES], v;
+	struct pk_oa_counter_info ci[MAX_LINES];
+	struct pk_oa_set_info set = { .name = "Fuzz", .symbol_name = "Fuzz", .counters = ci };
+	struct pk_oa_env env = { .deltas = deltas, .fmt = NULL, .vars = &vars, .counters = ctr };
+	struct pk_oa_expr *e = NULL;
+	struct pk_oa_eval *ev = NULL;
+	struct pk_diag d;
+	size_t rest, n_lines = 0;
+	int err;
+
+	if (!text)
+		return 0;
+	memcpy(text, data, tlen);
+	text[tlen] = '\0';
+	rest = nul ? size - tlen - 1 : 0;
+	if (rest) {
+		size_t n = rest < sizeof(deltas) ? rest : sizeof(deltas);
+
+		memcpy(deltas, nul + 1, n);
+		if (rest > n)
+			memcpy(&vars, nul + 1 + n, rest - n < sizeof(vars) ? rest - n : sizeof(vars));
+	}
+	env.fmt = pk_oa_format_info(rest && (nul[1] & 1) ? 5 : 10);
+	for (size_t i = 0; i < MAX_LINES; i++) {
+		ctr[i].type = i & 1 ? PK_OA_FLOAT : PK_OA_UINT64;
+		ctr[i].u = deltas[i];
+	}
+
+	/* the first line alone */
+	for (char *p = text; ; p = strchr(p, '\n') + 1) {
+		lines[n_lines++] = p;
+		if (!strchr(p, '\n') || n_lines == MAX_LINES)
+			break;
+	}
+	for (size_t i = 0; i < n_lines; i++) {
+		char *nl = strchr(lines[i], '\n');
+
+		if (nl)
+			*nl = '\0';
+	}
+	pk_diag_init(&d);
+	err = pk_oa_expr_compile(lines[0], names, MAX_LINES, &e, &d);
+	if (err) {
+		CHECK(e == NULL);
+		check_fail(err, &d);
+	} else {
+		v = pk_oa_expr_eval(e, &env, PK_OA_UINT64);
+		CHECK(v.type == PK_OA_UINT64);
+		v = pk_oa_expr_eval(e, &env, PK_OA_FLOAT);
+		CHECK(v.type == PK_OA_FLOAT);
+		pk_oa_expr_free(e);
+	}
+
+	/* every line a counter of one set */
+	memset(ci, 0, sizeof(ci));
+	for (size_t i = 0; i < n_lines; i++) {
+		ci[i].name = ci[i].symbol_name = names[i];
+		ci[i].equation = lines[i];
+		ci[i].data_type = i & 1 ? PK_OA_FLOAT : PK_OA_UINT64;
+		ci[i].max_equation = i & 1 ? lines[(i + 1) % n_lines] : NULL;
+		ci[i].availability = i & 1 ? NULL : lines[i];
+	}
+	set.n_counters = n_lines;
+	pk_diag_init(&d);
+	err = pk_oa_eval_new(&set, &vars, env.fmt, &ev, &d);
+	if (err) {
+		CHECK(ev == NULL);
+		check_fail(err, &d);
+	} else {
+		struct pk_oa_value vals[MAX_LINES];
+
+		CHECK(pk_oa_eval_n_available(ev) <= n_lines);
+		pk_oa_eval_run(ev, deltas, vals);
+		for (size_t i = 0; i < n_lines; i++) {
+			CHECK(vals[i].type == ci[i].data_type);
+			err = pk_oa_eval_max(ev, i, deltas, vals, &v);
+			CHECK(err == 0 || (err == -ENOENT && !ci[i].max_equation));
+		}
+		pk_oa_eval_free(ev);
+	}
+	free(text);
+	return 0;
+}

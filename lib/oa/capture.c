@@ -1,0 +1,825 @@
+/*
+ * Live capture of an i915 OA stream into IGT's recording format.
+ *
+ * Discovery: the first @sys_root/class/drm/cardN whose device/driver link
+ * names i915; its node @dev_root/dri/cardN (renderD when the card node will
+ * not open). The device is described with the i915 uapi
+ * (/usr/include/libdrm/i915_drm.h):
+ *
+ *   what                        how
+ *   PCI id, revision            DRM_IOCTL_I915_GETPARAM I915_PARAM_CHIPSET_ID, _REVISION
+ *   OA timestamp frequency      _GETPARAM I915_PARAM_OA_TIMESTAMP_FREQUENCY (57, Linux 5.19+),
+ *                               else I915_PARAM_CS_TIMESTAMP_FREQUENCY, else the platform's
+ *   topology                    DRM_IOCTL_I915_QUERY DRM_I915_QUERY_TOPOLOGY_INFO, twice:
+ *                               the length, then the data
+ *   GT min/max frequency        sysfs cardN/gt_min_freq_mhz, gt_max_freq_mhz (MHz)
+ *   metric set id               sysfs cardN/metrics/<GUID>/id
+ *   GPU timestamp               DRM_IOCTL_I915_REG_READ 0x2358 | I915_REG_READ_8B_WA
+ *
+ * The stream: DRM_IOCTL_I915_PERF_OPEN with the properties SAMPLE_OA = 1,
+ * OA_METRICS_SET, OA_FORMAT, OA_EXPONENT and the flags FD_CLOEXEC |
+ * FD_NONBLOCK; the ioctl returns the stream's fd, read with poll + read().
+ * Each read() returns whole records {u32 type; u16 pad; u16 size} (SAMPLE,
+ * OA_REPORT_LOST, OA_BUFFER_LOST), copied into the recording as they are,
+ * the way IGT's i915-perf-recorder does (gpu.md 1.7).
+ *
+ * Every kernel call goes through the struct pk_oa_dev_ops of lib/oa/device.c.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <libdrm/i915_drm.h>
+#include <perfkit/oa.h>
+
+#ifndef I915_PARAM_OA_TIMESTAMP_FREQUENCY
+#define I915_PARAM_OA_TIMESTAMP_FREQUENCY 57   /* Linux uapi, not in older libdrm headers */
+#endif
+
+#define RENDER_RING_TIMESTAMP 0x2358
+#define NS_PER_SEC 1000000000ull
+#define DEFAULT_READ_SIZE (4u << 20)
+#define ENOSPC_IN_A_ROW_MAX 100
+#define DRAIN_READS_MAX 64
+
+#define OPT(o, f, def) \
+	((o) && (o)->sz >= offsetof(__typeof__(*(o)), f) + sizeof((o)->f) && (o)->f ? (o)->f : (def))
+
+struct pk_oa_device {
+	struct pk_oa_dev_ops ops;
+	int fd;
+	int card;
+	char node[PATH_MAX];
+	char card_dir[PATH_MAX];      /* @sys_root/class/drm/cardN */
+	char proc_root[PATH_MAX];
+	const struct pk_oa_platform *platform;
+	struct pk_oa_device_info info;
+	struct pk_oa_topology topo;
+};
+
+/* snprintf for paths: 0, or -ENAMETOOLONG when it did not fit (the result is then cut). */
+static int fmt_path(char *buf, size_t sz, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fmt_path(char *buf, size_t sz, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sz, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= sz ? -ENAMETOOLONG : 0;
+}
+
+/* ---- discovery ------------------------------------------------------------------- */
+
+/* N when @name is exactly "cardN", else -1 (connectors: card0-DP-1). */
+static int card_number(const char *name)
+{
+	char *end;
+	long n;
+
+	if (strncmp(name, "card", 4) || name[4] < '0' || name[4] > '9')
+		return -1;
+	n = strtol(name + 4, &end, 10);
+	return *end || n > INT_MAX ? -1 : (int)n;
+}
+
+static int is_i915(const char *drm_dir, int card)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	const char *base;
+	ssize_t n;
+
+	fmt_path(path, sizeof(path), "%s/card%d/device/driver", drm_dir, card);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return 0;
+	target[n] = '\0';
+	base = strrchr(target, '/');
+	return strcmp(base ? base + 1 : target, "i915") == 0;
+}
+
+/* The i915 card to use: @want, or the lowest-numbered one. */
+static int find_card(const char *sys_root, int want, int *card, struct pk_diag *diag)
+{
+	char drm_dir[PATH_MAX];
+	struct dirent *de;
+	int best = -1;
+	DIR *d;
+
+	fmt_path(drm_dir, sizeof(drm_dir), "%s/class/drm", sys_root);
+	d = opendir(drm_dir);
+	if (d) {
+		while ((de = readdir(d))) {
+			int n = card_number(de->d_name);
+
+			if (n < 0 || (want >= 0 && n != want) || (best >= 0 && n > best))
+				continue;
+			if (is_i915(drm_dir, n))
+				best = n;
+		}
+		closedir(d);
+	}
+	if (best >= 0) {
+		*card = best;
+		return 0;
+	}
+	if (want >= 0)
+		pk_diag_fail(diag, -ENODEV, "card%d under %s is not an i915 GPU", want, drm_dir);
+	else
+		pk_diag_fail(diag, -ENODEV, "no i915 GPU found under %s", drm_dir);
+	pk_diag_hint(diag, "perfkit oa needs an Intel GPU driven by i915 (xe and other drivers have no i915 perf stream)");
+	return -ENODEV;
+}
+
+/* The render node of the card, "renderD128", from @card_dir/device/drm. */
+static int find_render_node(const char *card_dir, char *name, size_t sz)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	int found = -ENOENT;
+	DIR *d;
+
+	fmt_path(path, sizeof(path), "%s/device/drm", card_dir);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, "renderD", 7)) {
+			fmt_path(name, sz, "%s", de->d_name);
+			found = 0;
+			break;
+		}
+	closedir(d);
+	return found;
+}
+
+static int open_node(struct pk_oa_device *dev, const char *dev_root, struct pk_diag *diag)
+{
+	char render[64];
+	int fd, err;
+
+	fmt_path(dev->node, sizeof(dev->node), "%s/dri/card%d", dev_root, dev->card);
+	fd = dev->ops.open(dev->ops.ctx, dev->node, O_RDWR);
+	if (fd >= 0) {
+		dev->fd = fd;
+		return 0;
+	}
+	err = fd;
+	if (find_render_node(dev->card_dir, render, sizeof(render)) == 0) {
+		char path[PATH_MAX];
+
+		fmt_path(path, sizeof(path), "%s/dri/%s", dev_root, render);
+		fd = dev->ops.open(dev->ops.ctx, path, O_RDWR);
+		if (fd >= 0) {
+			fmt_path(dev->node, sizeof(dev->node), "%s", path);
+			dev->fd = fd;
+			return 0;
+		}
+	}
+	pk_diag_subject(diag, dev->node);
+	pk_diag_fail(diag, err, "cannot open the i915 device: %s", strerror(-err));
+	if (err == -EACCES || err == -EPERM)
+		pk_diag_hint(diag, "run as root, or as a member of the group that owns %s (video or render)",
+			     dev->node);
+	return err;
+}
+
+static int getparam(struct pk_oa_device *dev, int param, int *value)
+{
+	drm_i915_getparam_t gp = { .param = param, .value = value };
+
+	*value = 0;
+	return dev->ops.ioctl(dev->ops.ctx, dev->fd, DRM_IOCTL_I915_GETPARAM, &gp) < 0 ? -1 : 0;
+}
+
+static int getparam_err(struct pk_oa_device *dev, int param, int *value)
+{
+	drm_i915_getparam_t gp = { .param = param, .value = value };
+	int r;
+
+	*value = 0;
+	r = dev->ops.ioctl(dev->ops.ctx, dev->fd, DRM_IOCTL_I915_GETPARAM, &gp);
+	return r < 0 ? r : 0;
+}
+
+/* Layout: struct drm_i915_query_topology_info, eight u16 then the masks (gpu.md 1.5). */
+static int query_topology(struct pk_oa_device *dev, struct pk_diag *diag)
+{
+	struct drm_i915_query_item item = { .query_id = DRM_I915_QUERY_TOPOLOGY_INFO };
+	struct drm_i915_query q = { .num_items = 1, .items_ptr = (uintptr_t)&item };
+	struct pk_oa_topology *t = &dev->topo;
+	uint8_t *buf;
+	uint16_t h[8];
+	int r;
+
+	r = dev->ops.ioctl(dev->ops.ctx, dev->fd, DRM_IOCTL_I915_QUERY, &q);
+	if (r >= 0 && item.length < 0)
+		r = item.length;
+	if (r >= 0 && item.length < 16)
+		r = -EPROTO;
+	if (r < 0)
+		goto fail;
+	if ((size_t)item.length - 16 > PK_OA_TOPOLOGY_MAX_DATA) {
+		pk_diag_subject(diag, dev->node);
+		return pk_diag_fail(diag, -EOVERFLOW, "the topology (%d bytes) is larger than perfkit takes (%d)",
+				    item.length, 16 + PK_OA_TOPOLOGY_MAX_DATA);
+	}
+	buf = calloc(1, (size_t)item.length);
+	if (!buf)
+		return pk_diag_fail(diag, -ENOMEM, "out of memory");
+	item.data_ptr = (uintptr_t)buf;
+	r = dev->ops.ioctl(dev->ops.ctx, dev->fd, DRM_IOCTL_I915_QUERY, &q);
+	if (r >= 0 && item.length < 0)
+		r = item.length;
+	if (r >= 0 && item.length < 16)
+		r = -EPROTO;
+	if (r < 0) {
+		free(buf);
+		goto fail;
+	}
+	memcpy(h, buf, sizeof(h));
+	t->flags = h[0];
+	t->max_slices = h[1];
+	t->max_subslices = h[2];
+	t->max_eus_per_subslice = h[3];
+	t->subslice_offset = h[4];
+	t->subslice_stride = h[5];
+	t->eu_offset = h[6];
+	t->eu_stride = h[7];
+	t->data_len = (uint32_t)item.length - 16;
+	memcpy(t->data, buf + 16, t->data_len);
+	free(buf);
+	return pk_oa_topology_derive(t, dev->platform->graphics_ver);
+fail:
+	pk_diag_subject(diag, dev->node);
+	pk_diag_fail(diag, r, "cannot query the topology: %s", strerror(-r));
+	if (r == -EINVAL)
+		pk_diag_hint(diag, "the i915 topology query needs Linux 4.17 or later");
+	return r;
+}
+
+/* A sysfs value in MHz as Hz, 0 when absent. */
+static uint32_t gt_freq(struct pk_oa_device *dev, const char *file)
+{
+	char path[PATH_MAX], line[64], *end;
+	unsigned long long mhz;
+
+	fmt_path(path, sizeof(path), "%s/%s", dev->card_dir, file);
+	if (dev->ops.sysfs_read(dev->ops.ctx, path, line, sizeof(line)))
+		return 0;
+	mhz = strtoull(line, &end, 10);
+	if (end == line || mhz > UINT32_MAX / 1000000u)
+		return 0;
+	return (uint32_t)(mhz * 1000000u);
+}
+
+static int describe(struct pk_oa_device *dev, struct pk_diag *diag)
+{
+	struct pk_oa_device_info *di = &dev->info;
+	int v, r;
+
+	if ((r = getparam_err(dev, I915_PARAM_CHIPSET_ID, &v)) < 0) {
+		pk_diag_subject(diag, dev->node);
+		pk_diag_fail(diag, r, "cannot read the PCI id: %s", strerror(-r));
+		if (r == -EINVAL || r == -ENOTTY)
+			pk_diag_hint(diag, "the node is not driven by i915");
+		return r;
+	}
+	di->device_id = (uint32_t)v & 0xffff;
+	dev->platform = pk_oa_platform_by_pci_id(di->device_id);
+	if (!dev->platform) {
+		pk_diag_subject(diag, dev->node);
+		pk_diag_fail(diag, -EOPNOTSUPP, "PCI id 0x%04x is not a platform perfkit oa knows",
+			     di->device_id);
+		pk_diag_hint(diag, "perfkit oa knows Haswell, Broadwell, Skylake, Tiger Lake and DG2");
+		return -EOPNOTSUPP;
+	}
+	if (getparam(dev, I915_PARAM_REVISION, &v) == 0)
+		di->revision = (uint32_t)v;
+	if (getparam(dev, I915_PARAM_OA_TIMESTAMP_FREQUENCY, &v) == 0 && v > 0)
+		di->timestamp_frequency = (uint64_t)v;
+	else if (getparam(dev, I915_PARAM_CS_TIMESTAMP_FREQUENCY, &v) == 0 && v > 0)
+		di->timestamp_frequency = (uint64_t)v;
+	else
+		di->timestamp_frequency = dev->platform->timestamp_frequency;
+	di->gt_min_frequency = gt_freq(dev, "gt_min_freq_mhz");
+	di->gt_max_frequency = gt_freq(dev, "gt_max_freq_mhz");
+	di->engine_class = 0;    /* render, as IGT 1.27.1's recorder */
+	di->engine_instance = 0;
+	di->oa_format = (uint32_t)dev->platform->oa_format;
+	return query_topology(dev, diag);
+}
+
+int pk_oa_device_open(const struct pk_oa_device_opts *opts, struct pk_oa_device **out,
+		      struct pk_diag *diag)
+{
+	const char *sys_root = OPT(opts, sys_root, "/sys");
+	const char *dev_root = OPT(opts, dev_root, "/dev");
+	const char *proc_root = OPT(opts, proc_root, "/proc");
+	const struct pk_oa_dev_ops *ops = OPT(opts, ops, pk_oa_dev_ops_system());
+	int want = opts && opts->sz >= offsetof(struct pk_oa_device_opts, card) + sizeof(int) ?
+		   opts->card : -1;
+	struct pk_oa_device *dev;
+	int err;
+
+	*out = NULL;
+	if (ops->sz < offsetof(struct pk_oa_dev_ops, sysfs_read) + sizeof(ops->sysfs_read) ||
+	    !ops->open || !ops->close || !ops->ioctl || !ops->read || !ops->poll || !ops->sysfs_read)
+		return pk_diag_fail(diag, -EINVAL, "incomplete device operations table");
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return pk_diag_fail(diag, -ENOMEM, "out of memory");
+	dev->ops = *ops;
+	dev->fd = -1;
+	if (fmt_path(dev->proc_root, sizeof(dev->proc_root), "%s", proc_root) ||
+	    strlen(sys_root) > PATH_MAX / 2 || strlen(dev_root) > PATH_MAX / 2) {
+		err = pk_diag_fail(diag, -ENAMETOOLONG, "a root directory's name is too long");
+		goto fail;
+	}
+	if ((err = find_card(sys_root, want, &dev->card, diag)))
+		goto fail;
+	fmt_path(dev->card_dir, sizeof(dev->card_dir), "%s/class/drm/card%d", sys_root, dev->card);
+	if ((err = open_node(dev, dev_root, diag)) || (err = describe(dev, diag)))
+		goto fail;
+	*out = dev;
+	return 0;
+fail:
+	pk_oa_device_close(dev);
+	return err;
+}
+
+void pk_oa_device_close(struct pk_oa_device *dev)
+{
+	if (!dev)
+		return;
+	if (dev->fd >= 0)
+		dev->ops.close(dev->ops.ctx, dev->fd);
+	free(dev);
+}
+
+int pk_oa_device_card(const struct pk_oa_device *dev)
+{
+	return dev->card;
+}
+
+const char *pk_oa_device_node(const struct pk_oa_device *dev)
+{
+	return dev->node;
+}
+
+const struct pk_oa_platform *pk_oa_device_platform(const struct pk_oa_device *dev)
+{
+	return dev->platform;
+}
+
+const struct pk_oa_device_info *pk_oa_device_info(const struct pk_oa_device *dev)
+{
+	return &dev->info;
+}
+
+const struct pk_oa_topology *pk_oa_device_topology(const struct pk_oa_device *dev)
+{
+	return &dev->topo;
+}
+
+/* A GUID as sysfs names it: hex digits and dashes only (it becomes a path). */
+static int guid_ok(const char *g)
+{
+	size_t n = 0;
+
+	for (; g[n]; n++)
+		if (!(g[n] == '-' || (g[n] >= '0' && g[n] <= '9') || (g[n] >= 'a' && g[n] <= 'f') ||
+		      (g[n] >= 'A' && g[n] <= 'F')))
+			return 0;
+	return n > 0 && n < 40;
+}
+
+int pk_oa_device_metric_id(const struct pk_oa_device *dev, const char *guid, uint64_t *id,
+			   struct pk_diag *diag)
+{
+	char path[PATH_MAX], line[64], *end;
+	unsigned long long v;
+	int err;
+
+	if (!guid || !guid_ok(guid))
+		return pk_diag_fail(diag, -EINVAL, "'%s' is not a metric set GUID", guid ? guid : "");
+	fmt_path(path, sizeof(path), "%s/metrics/%s/id", dev->card_dir, guid);
+	err = dev->ops.sysfs_read(dev->ops.ctx, path, line, sizeof(line));
+	if (err) {
+		pk_diag_subject(diag, path);
+		pk_diag_fail(diag, err, "the kernel has no metric set %s: %s", guid, strerror(-err));
+		pk_diag_hint(diag, "the sets this kernel offers are the directories of %s/metrics", dev->card_dir);
+		return err;
+	}
+	errno = 0;
+	v = strtoull(line, &end, 10);
+	if (errno || end == line || v == 0) {
+		pk_diag_subject(diag, path);
+		return pk_diag_fail(diag, -EINVAL, "not a metric set id: '%s'", line);
+	}
+	*id = v;
+	return 0;
+}
+
+int pk_oa_device_correlation(const struct pk_oa_device *dev, struct pk_oa_correlation *c,
+			     struct pk_diag *diag)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < 3; i++) {
+		struct drm_i915_reg_read rr = { .offset = RENDER_RING_TIMESTAMP | I915_REG_READ_8B_WA };
+		uint64_t t0 = pk_now_ns(), t1;
+		int r = dev->ops.ioctl(dev->ops.ctx, dev->fd, DRM_IOCTL_I915_REG_READ, &rr);
+
+		t1 = pk_now_ns();
+		if (r < 0) {
+			pk_diag_subject(diag, dev->node);
+			return pk_diag_fail(diag, r, "cannot read the GPU timestamp register: %s",
+					    strerror(-r));
+		}
+		if (t1 - t0 < best) {
+			best = t1 - t0;
+			c->cpu_ns = t0 + (t1 - t0) / 2;
+			c->gpu_ts = rr.val;
+		}
+	}
+	return 0;
+}
+
+/* ---- period ---------------------------------------------------------------------- */
+
+int pk_oa_exponent_for_period(uint64_t period_ns, uint64_t freq)
+{
+	/* compare in ticks scaled by 10^9 so nothing is rounded: ticks(e) * 10^9 vs period * freq */
+	unsigned __int128 want = (unsigned __int128)period_ns * freq;
+	int best = 0;
+	unsigned __int128 best_diff = 0;
+
+	if (!period_ns || !freq)
+		return -EINVAL;
+	for (int e = 0; e <= PK_OA_EXPONENT_MAX; e++) {
+		unsigned __int128 have = ((unsigned __int128)2 << e) * NS_PER_SEC;
+		unsigned __int128 diff = have > want ? have - want : want - have;
+
+		if (e == 0 || diff < best_diff) {
+			best = e;
+			best_diff = diff;
+		}
+	}
+	return best;
+}
+
+uint64_t pk_oa_exponent_period_ns(int e, uint64_t freq)
+{
+	if (!freq || e < 0 || e > PK_OA_EXPONENT_MAX)
+		return 0;
+	return (uint64_t)(((unsigned __int128)2 << e) * NS_PER_SEC / freq);
+}
+
+/* ---- the stream ------------------------------------------------------------------- */
+
+struct capture {
+	struct pk_oa_device *dev;
+	const struct pk_oa_capture_opts *o;
+	struct pk_oa_capture_stats *st;
+	const char *path;
+	int out_fd;
+	int stream_fd;
+	struct pk_buf buf;             /* records not yet written to the file */
+	uint8_t *chunk;
+	size_t chunk_size;
+	unsigned enospc_in_a_row;
+};
+
+/* Why the kernel refused the stream, in the user's terms. */
+static int open_failed(struct capture *c, int err, uint64_t metric_id, int format, int exponent,
+		       struct pk_diag *diag)
+{
+	const struct pk_oa_format_info *fi = pk_oa_format_info(format);
+	char path[PATH_MAX], line[32] = "";
+
+	pk_diag_subject(diag, c->dev->node);
+	switch (err) {
+	case -EACCES:
+	case -EPERM:
+		fmt_path(path, sizeof(path), "%s/sys/dev/i915/perf_stream_paranoid", c->dev->proc_root);
+		c->dev->ops.sysfs_read(c->dev->ops.ctx, path, line, sizeof(line));
+		if (line[0] == '0' && !line[1] && c->st->period_ns < 10000) {
+			pk_diag_fail(diag, err, "the kernel refused a sampling period of %llu ns: %s",
+				     (unsigned long long)c->st->period_ns, strerror(-err));
+			pk_diag_hint(diag, "choose a longer period with -p, raise /proc/sys/dev/i915/oa_max_sample_rate, or run as root");
+		} else {
+			pk_diag_fail(diag, err, "no permission to open an i915 perf stream%s%s%s: %s",
+				     line[0] ? " (perf_stream_paranoid is " : "", line,
+				     line[0] ? ")" : "", strerror(-err));
+			pk_diag_hint(diag, "set /proc/sys/dev/i915/perf_stream_paranoid to 0 or run as root");
+		}
+		break;
+	case -EINVAL:
+		pk_diag_fail(diag, err, "the kernel refused the OA stream: metric set id %llu, format %d (%s), exponent %d",
+			     (unsigned long long)metric_id, format, fi ? fi->name : "unknown", exponent);
+		pk_diag_hint(diag, "the metric set must be one of %s/metrics, the format one this GPU produces, and the exponent at most %d",
+			     c->dev->card_dir, PK_OA_EXPONENT_MAX);
+		break;
+	case -ENODEV:
+	case -ENOTTY:
+		pk_diag_fail(diag, err, "this GPU or kernel has no i915 perf (OA) support: %s", strerror(-err));
+		break;
+	case -EBUSY:
+		pk_diag_fail(diag, err, "another i915 perf stream is open: %s", strerror(-err));
+		pk_diag_hint(diag, "i915 allows one OA stream at a time: stop the other recorder first");
+		break;
+	default:
+		pk_diag_fail(diag, err, "cannot open the i915 perf stream: %s", strerror(-err));
+	}
+	return err;
+}
+
+static int open_stream(struct capture *c, uint64_t metric_id, int format, int exponent,
+		       struct pk_diag *diag)
+{
+	uint64_t props[] = {
+		DRM_I915_PERF_PROP_SAMPLE_OA, 1,
+		DRM_I915_PERF_PROP_OA_METRICS_SET, metric_id,
+		DRM_I915_PERF_PROP_OA_FORMAT, (uint64_t)format,
+		DRM_I915_PERF_PROP_OA_EXPONENT, (uint64_t)exponent,
+	};
+	struct drm_i915_perf_open_param param = {
+		.flags = I915_PERF_FLAG_FD_CLOEXEC | I915_PERF_FLAG_FD_NONBLOCK,
+		.num_properties = sizeof(props) / sizeof(props[0]) / 2,
+		.properties_ptr = (uintptr_t)props,
+	};
+	int fd = c->dev->ops.ioctl(c->dev->ops.ctx, c->dev->fd, DRM_IOCTL_I915_PERF_OPEN, &param);
+
+	if (fd < 0)
+		return open_failed(c, fd, metric_id, format, exponent, diag);
+	c->stream_fd = fd;
+	return 0;
+}
+
+/* Write what is buffered to the file. */
+static int flush_out(struct capture *c, struct pk_diag *diag)
+{
+	size_t off = 0;
+
+	while (off < c->buf.len) {
+		ssize_t n = write(c->out_fd, c->buf.data + off, c->buf.len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = -errno;
+
+			pk_diag_subject(diag, c->path);
+			return pk_diag_fail(diag, err, "cannot write the recording: %s", strerror(-err));
+		}
+		off += (size_t)n;
+	}
+	c->st->file_bytes += c->buf.len;
+	c->buf.len = 0;
+	return 0;
+}
+
+static int correlate(struct capture *c, struct pk_diag *diag)
+{
+	struct pk_oa_correlation k;
+	int err;
+
+	if ((err = pk_oa_device_correlation(c->dev, &k, diag)))
+		return err;
+	if ((err = pk_oa_write_correlation(&c->buf, k.cpu_ns, k.gpu_ts)))
+		return pk_diag_fail(diag, err, "out of memory");
+	c->st->correlations++;
+	return 0;
+}
+
+/*
+ * One read() chunk: its records checked and appended. The kernel only
+ * returns whole records; one that is not is an -EIO, with the offset.
+ */
+static int take_chunk(struct capture *c, size_t len, struct pk_diag *diag)
+{
+	struct pk_oa_record_iter it;
+	struct pk_oa_record rec;
+	struct pk_diag d;
+	int r, err = 0;
+
+	pk_diag_init(&d);
+	pk_oa_record_iter_init(&it, c->chunk, len);
+	while ((r = pk_oa_record_next(&it, &rec, &d)) == 1) {
+		switch (rec.type) {
+		case PK_OA_RECORD_SAMPLE:
+			err = pk_oa_write_sample(&c->buf, rec.payload, rec.payload_len);
+			c->st->reports++;
+			break;
+		case PK_OA_RECORD_REPORT_LOST:
+			err = pk_oa_write_lost(&c->buf, rec.type);
+			c->st->reports_lost++;
+			break;
+		case PK_OA_RECORD_BUFFER_LOST:
+			err = pk_oa_write_lost(&c->buf, rec.type);
+			c->st->buffers_lost++;
+			break;
+		default:
+			pk_diag_subject(diag, c->dev->node);
+			return pk_diag_fail(diag, -EIO, "the i915 perf stream returned a record of type %u",
+					    rec.type);
+		}
+		if (err)
+			return pk_diag_fail(diag, err, "out of memory");
+	}
+	if (r < 0) {
+		pk_diag_subject(diag, c->dev->node);
+		return pk_diag_fail(diag, -EIO, "the i915 perf stream returned a malformed record: %s", d.msg);
+	}
+	return 0;
+}
+
+/* One read(): 1 when it gave data, 0 when there was none, or -errno. */
+static int read_once(struct capture *c, struct pk_diag *diag)
+{
+	ssize_t n = c->dev->ops.read(c->dev->ops.ctx, c->stream_fd, c->chunk, c->chunk_size);
+	int err;
+
+	if (n > 0) {
+		c->enospc_in_a_row = 0;
+		c->st->reads++;
+		c->st->bytes += (uint64_t)n;
+		return take_chunk(c, (size_t)n, diag) ?: 1;
+	}
+	if (n == 0 || n == -EAGAIN)
+		return 0;
+	if (n == -ENOSPC) {
+		/*
+		 * The kernel could not hand over the next record: what it held
+		 * is lost. Mark the place as the kernel marks an overflow.
+		 */
+		c->st->enospc++;
+		c->st->buffers_lost++;
+		if ((err = pk_oa_write_lost(&c->buf, PK_OA_RECORD_BUFFER_LOST)))
+			return pk_diag_fail(diag, err, "out of memory");
+		if (++c->enospc_in_a_row >= ENOSPC_IN_A_ROW_MAX) {
+			pk_diag_subject(diag, c->dev->node);
+			return pk_diag_fail(diag, -ENOSPC, "the i915 perf stream refused %d reads in a row with ENOSPC",
+					    ENOSPC_IN_A_ROW_MAX);
+		}
+		return 0;
+	}
+	pk_diag_subject(diag, c->dev->node);
+	pk_diag_fail(diag, (int)n, "reading the i915 perf stream failed: %s", strerror((int)-n));
+	if (n == -EIO)
+		pk_diag_hint(diag, "the stream was disabled or the GPU was reset; the recording holds what came before");
+	return (int)n;
+}
+
+static int loop(struct capture *c, struct pk_diag *diag)
+{
+	const struct pk_oa_capture_opts *o = c->o;
+	uint64_t start = pk_now_ns();
+	uint64_t duration = OPT(o, duration_ns, 0);
+	uint64_t corr_period = OPT(o, correlation_period_ns, NS_PER_SEC);
+	uint64_t timeout_max = (uint64_t)OPT(o, poll_timeout_ms, 100) * 1000000u;
+	int (*should_stop)(void *) = OPT(o, should_stop, NULL);
+	void *stop_ctx = OPT(o, stop_ctx, NULL);
+	uint64_t next_corr = start + corr_period;
+	int err;
+
+	for (;;) {
+		uint64_t now = pk_now_ns(), wait = timeout_max;
+		int r;
+
+		if (duration && now - start >= duration)
+			break;
+		if (should_stop && should_stop(stop_ctx))
+			break;
+		if (duration && start + duration - now < wait)
+			wait = start + duration - now;
+		if (next_corr > now && next_corr - now < wait)
+			wait = next_corr - now;
+		if (next_corr <= now)
+			wait = 0;
+		r = c->dev->ops.poll(c->dev->ops.ctx, c->stream_fd, (int)((wait + 999999) / 1000000));
+		if (r < 0) {
+			pk_diag_subject(diag, c->dev->node);
+			return pk_diag_fail(diag, r, "waiting for the i915 perf stream failed: %s", strerror(-r));
+		}
+		if (r > 0 && (err = read_once(c, diag)) < 0)
+			return err;
+		if (pk_now_ns() >= next_corr) {
+			if ((err = correlate(c, diag)))
+				return err;
+			while (next_corr <= pk_now_ns())
+				next_corr += corr_period;
+		}
+		if ((err = flush_out(c, diag)))
+			return err;
+	}
+	/* what the kernel holds now, before the last correlation point */
+	for (int i = 0; i < DRAIN_READS_MAX; i++) {
+		err = read_once(c, diag);
+		if (err < 0)
+			return err;
+		if (err == 0)
+			break;
+	}
+	return 0;
+}
+
+int pk_oa_capture_run(struct pk_oa_device *dev, const struct pk_oa_capture_opts *opts,
+		      const char *path, struct pk_oa_capture_stats *stats,
+		      struct pk_diag *diag)
+{
+	struct pk_oa_capture_stats local;
+	struct capture c = { .dev = dev, .o = opts, .path = path, .out_fd = -1, .stream_fd = -1 };
+	struct pk_oa_device_info di = dev->info;
+	const char *name = OPT(opts, metric_set_name, NULL);
+	const char *uuid = OPT(opts, metric_set_uuid, NULL);
+	const struct pk_oa_format_info *fi;
+	int format = OPT(opts, oa_format, dev->platform->oa_format);
+	int exponent = opts && opts->sz >= offsetof(struct pk_oa_capture_opts, exponent) + sizeof(int) ?
+		       opts->exponent : -1;
+	int err, err2;
+
+	c.st = stats ? stats : &local;
+	memset(c.st, 0, sizeof(*c.st));
+	pk_buf_init(&c.buf);
+	if (!name || !*name)
+		return pk_diag_fail(diag, -EINVAL, "no metric set name given");
+	if (strlen(name) > 255 || (uuid && strlen(uuid) > 39))
+		return pk_diag_fail(diag, -EINVAL, "metric set name or GUID too long: '%s'", name);
+	fi = pk_oa_format_info(format);
+	if (!fi)
+		return pk_diag_fail(diag, -EINVAL, "OA format %d is not one perfkit decodes", format);
+
+	c.st->metric_id = OPT(opts, metric_id, 0);
+	if (!c.st->metric_id) {
+		if (!uuid)
+			return pk_diag_fail(diag, -EINVAL, "metric set '%s': neither its GUID nor its id is known", name);
+		if ((err = pk_oa_device_metric_id(dev, uuid, &c.st->metric_id, diag)))
+			return err;
+	}
+	if (exponent < 0)
+		exponent = pk_oa_exponent_for_period(OPT(opts, period_ns, 1000000), di.timestamp_frequency);
+	if (exponent < 0 || exponent > PK_OA_EXPONENT_MAX)
+		return pk_diag_fail(diag, -EINVAL, "OA exponent %d out of range (0 to %d)", exponent,
+				    PK_OA_EXPONENT_MAX);
+	c.st->exponent = exponent;
+	c.st->period_ns = pk_oa_exponent_period_ns(exponent, di.timestamp_frequency);
+
+	c.chunk_size = OPT(opts, read_size, DEFAULT_READ_SIZE);
+	if (c.chunk_size < 8 + fi->report_size)
+		c.chunk_size = 8 + fi->report_size;
+	c.chunk = malloc(c.chunk_size);
+	if (!c.chunk)
+		return pk_diag_fail(diag, -ENOMEM, "out of memory");
+
+	if ((err = open_stream(&c, c.st->metric_id, format, exponent, diag)))
+		goto out;
+	c.out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (c.out_fd < 0) {
+		err = -errno;
+		pk_diag_subject(diag, path);
+		pk_diag_fail(diag, err, "cannot create the recording: %s", strerror(-err));
+		goto out;
+	}
+	di.oa_format = (uint32_t)format;
+	snprintf(di.metric_set_name, sizeof(di.metric_set_name), "%s", name);
+	snprintf(di.metric_set_uuid, sizeof(di.metric_set_uuid), "%s", uuid ? uuid : "");
+	if ((err = pk_oa_write_version(&c.buf, 1)) || (err = pk_oa_write_device_info(&c.buf, &di)) ||
+	    (err = pk_oa_write_topology(&c.buf, &dev->topo))) {
+		pk_diag_fail(diag, err, "cannot build the recording's header: %s", strerror(-err));
+		goto out;
+	}
+	if ((err = correlate(&c, diag)) || (err = flush_out(&c, diag)))
+		goto out;
+
+	err = loop(&c, diag);
+	/* the last correlation point closes the file, also after a read error */
+	{
+		struct pk_diag d2;
+
+		pk_diag_init(&d2);
+		err2 = correlate(&c, err ? &d2 : diag);
+		if (!err2)
+			err2 = flush_out(&c, err ? &d2 : diag);
+		if (!err)
+			err = err2;
+	}
+out:
+	if (c.stream_fd >= 0)
+		dev->ops.close(dev->ops.ctx, c.stream_fd);
+	if (c.out_fd >= 0 && close(c.out_fd) && !err) {
+		err = -errno;
+		pk_diag_subject(diag, path);
+		pk_diag_fail(diag, err, "cannot write the recording: %s", strerror(-err));
+	}
+	free(c.chunk);
+	pk_buf_release(&c.buf);
+	return err;
+}

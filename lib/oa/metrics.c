@@ -1,0 +1,362 @@
+/*
+ * Loading Intel's OA metric-set descriptions (oa-<platform>.xml, as shipped
+ * in IGT's lib/i915/perf-configs/ and in Mesa) with libxml2, into read-only
+ * pk_oa_set_info / pk_oa_counter_info tables whose strings live in one arena
+ * owned by the pk_oa_metrics. The libxml2 tree is freed once copied.
+ *
+ * Structure read (../shared/reference/gpu.md 4.1):
+ *
+ *   <metrics version=... merge_md5=...>                 root, required
+ *     <set name chipset symbol_name underscore_name     name and symbol_name required
+ *          hw_config_guid [oa_format] mdapi_*>
+ *       <counter name symbol_name underscore_name       symbol_name, equation and
+ *                description data_type units            data_type (uint64|float) required
+ *                semantic_type equation [max_equation]
+ *                [availability] mdapi_* [*_watermark]/>
+ *       <register_config type [availability] ...>       counted only
+ *         <register type address value/>
+ *     </set>
+ *   </metrics>
+ *
+ * Parsing never touches the network (XML_PARSE_NONET), never expands
+ * external entities, and keeps libxml2 from printing (XML_PARSE_NOERROR,
+ * NOWARNING): its last error is turned into a pk_diag with file and line.
+ * Equations are checked later, when a set is compiled (eval.c).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <perfkit/oa.h>
+
+/* Largest metric file read (the biggest of IGT's is under 1 MiB). */
+#define MAX_FILE_BYTES (64u << 20)
+/* Arena block size; longer strings get a block of their own. */
+#define ARENA_BLOCK 65536
+
+struct arena_blk {
+	struct arena_blk *next;
+	size_t used, cap;
+	char data[];
+};
+
+struct pk_oa_metrics {
+	struct pk_oa_set_info *sets;
+	size_t n_sets, cap_sets;
+	struct arena_blk *arena;
+	const char *file;
+};
+
+static char *arena_strdup(struct pk_oa_metrics *m, const char *s)
+{
+	size_t len = strlen(s) + 1;
+	struct arena_blk *b = m->arena;
+
+	if (!b || b->cap - b->used < len) {
+		size_t cap = len > ARENA_BLOCK / 4 ? len : ARENA_BLOCK;
+
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->used = 0;
+		b->cap = cap;
+		if (cap == len && m->arena) {
+			/* a big string: keep filling the current block afterwards */
+			b->next = m->arena->next;
+			m->arena->next = b;
+		} else {
+			b->next = m->arena;
+			m->arena = b;
+		}
+	}
+	memcpy(b->data + b->used, s, len);
+	b->used += len;
+	return b->data + b->used - len;
+}
+
+PK_API void pk_oa_metrics_free(struct pk_oa_metrics *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->n_sets; i++)
+		free((void *)m->sets[i].counters);
+	free(m->sets);
+	while (m->arena) {
+		struct arena_blk *next = m->arena->next;
+
+		free(m->arena);
+		m->arena = next;
+	}
+	free(m);
+}
+
+/*
+ * Attribute @name of @node copied into the arena: *out NULL when absent.
+ * 0 or -ENOMEM.
+ */
+static int attr(struct pk_oa_metrics *m, xmlNode *node, const char *name, const char **out)
+{
+	xmlChar *v = xmlGetProp(node, (const xmlChar *)name);
+
+	*out = NULL;
+	if (!v)
+		return 0;
+	*out = arena_strdup(m, (const char *)v);
+	xmlFree(v);
+	return *out ? 0 : -ENOMEM;
+}
+
+static bool is_elem(const xmlNode *n, const char *name)
+{
+	return n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, name) == 0;
+}
+
+static unsigned line_of(const xmlNode *n)
+{
+	long l = xmlGetLineNo(n);
+
+	return l > 0 && l <= UINT_MAX ? (unsigned)l : 0;
+}
+
+static int missing(struct pk_diag *d, const xmlNode *n, const char *what, const char *attr_name)
+{
+	return pk_diag_fail(d, -EBADMSG, "line %u: <%s> without %s", line_of(n), what, attr_name);
+}
+
+static int load_counter(struct pk_oa_metrics *m, xmlNode *node, struct pk_oa_counter_info *c,
+			struct pk_diag *diag)
+{
+	const char *dt;
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	c->line = line_of(node);
+	if ((err = attr(m, node, "name", &c->name)) ||
+	    (err = attr(m, node, "symbol_name", &c->symbol_name)) ||
+	    (err = attr(m, node, "underscore_name", &c->underscore_name)) ||
+	    (err = attr(m, node, "description", &c->description)) ||
+	    (err = attr(m, node, "units", &c->units)) ||
+	    (err = attr(m, node, "semantic_type", &c->semantic_type)) ||
+	    (err = attr(m, node, "equation", &c->equation)) ||
+	    (err = attr(m, node, "max_equation", &c->max_equation)) ||
+	    (err = attr(m, node, "availability", &c->availability)) ||
+	    (err = attr(m, node, "data_type", &dt)))
+		return err;
+	if (!c->symbol_name || !c->symbol_name[0])
+		return missing(diag, node, "counter", "symbol_name");
+	if (!c->equation)
+		return missing(diag, node, "counter", "equation");
+	if (!dt)
+		return missing(diag, node, "counter", "data_type");
+	if (strcmp(dt, "uint64") == 0)
+		c->data_type = PK_OA_UINT64;
+	else if (strcmp(dt, "float") == 0)
+		c->data_type = PK_OA_FLOAT;
+	else
+		return pk_diag_fail(diag, -EBADMSG, "line %u: counter '%s' has data_type '%s', not uint64 or float",
+				    c->line, c->symbol_name, dt);
+	if (!c->name)
+		c->name = c->symbol_name;
+	return 0;
+}
+
+static int load_set(struct pk_oa_metrics *m, xmlNode *node, struct pk_diag *diag)
+{
+	struct pk_oa_set_info *s;
+	struct pk_oa_counter_info *ctrs = NULL;
+	size_t cap = 0;
+	int err;
+
+	if (m->n_sets == m->cap_sets &&
+	    pk_array_grow((void **)&m->sets, &m->cap_sets, m->n_sets + 1, sizeof(*m->sets), 16))
+		return -ENOMEM;
+	s = &m->sets[m->n_sets];
+	memset(s, 0, sizeof(*s));
+	s->line = line_of(node);
+	s->file = m->file;
+	if ((err = attr(m, node, "name", &s->name)) ||
+	    (err = attr(m, node, "chipset", &s->chipset)) ||
+	    (err = attr(m, node, "symbol_name", &s->symbol_name)) ||
+	    (err = attr(m, node, "underscore_name", &s->underscore_name)) ||
+	    (err = attr(m, node, "hw_config_guid", &s->hw_config_guid)) ||
+	    (err = attr(m, node, "oa_format", &s->oa_format)))
+		return err;
+	if (!s->symbol_name || !s->symbol_name[0])
+		return missing(diag, node, "set", "symbol_name");
+	if (!s->name)
+		return missing(diag, node, "set", "name");
+	for (xmlNode *c = node->children; c; c = c->next) {
+		if (is_elem(c, "register_config")) {
+			s->n_register_configs++;
+			continue;
+		}
+		if (!is_elem(c, "counter"))
+			continue;
+		if (s->n_counters == cap &&
+		    pk_array_grow((void **)&ctrs, &cap, s->n_counters + 1, sizeof(*ctrs), 32)) {
+			free(ctrs);
+			return -ENOMEM;
+		}
+		if ((err = load_counter(m, c, &ctrs[s->n_counters], diag))) {
+			free(ctrs);
+			return err;
+		}
+		s->n_counters++;
+	}
+	s->counters = ctrs;
+	m->n_sets++;
+	return 0;
+}
+
+PK_API int pk_oa_metrics_load_buf(const void *buf, size_t len, const char *name,
+				  struct pk_oa_metrics **out, struct pk_diag *diag)
+{
+	struct pk_oa_metrics *m;
+	xmlParserCtxtPtr ctxt;
+	xmlDocPtr doc;
+	xmlNode *root;
+	int err = 0;
+
+	*out = NULL;
+	if (!name)
+		name = "(memory)";
+	pk_diag_subject(diag, name);
+	if (len > INT_MAX || len > MAX_FILE_BYTES)
+		return pk_diag_fail(diag, -EFBIG, "metric file of %zu bytes is too large", len);
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->file = arena_strdup(m, name);
+	if (!m->file) {
+		free(m);
+		return -ENOMEM;
+	}
+	ctxt = xmlNewParserCtxt();
+	if (!ctxt) {
+		pk_oa_metrics_free(m);
+		return -ENOMEM;
+	}
+	doc = xmlCtxtReadMemory(ctxt, buf, (int)len, name, NULL,
+				XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+				XML_PARSE_BIG_LINES);
+	if (!doc) {
+		xmlErrorPtr e = xmlCtxtGetLastError(ctxt);
+		char msg[300] = "not well-formed XML";
+
+		if (e && e->message) {
+			size_t n;
+
+			snprintf(msg, sizeof(msg), "%s", e->message);
+			n = strlen(msg);
+			while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+				msg[--n] = '\0';
+		}
+		err = pk_diag_fail(diag, -EBADMSG, "line %d: %s", e ? e->line : 0, msg);
+		goto out;
+	}
+	root = xmlDocGetRootElement(doc);
+	if (!root || !is_elem(root, "metrics")) {
+		err = pk_diag_fail(diag, -EBADMSG, "line %u: root element is <%s>, not <metrics>",
+				   root ? line_of(root) : 0, root ? (const char *)root->name : "");
+		goto out;
+	}
+	for (xmlNode *n = root->children; n; n = n->next)
+		if (is_elem(n, "set") && (err = load_set(m, n, diag)))
+			goto out;
+out:
+	if (doc)
+		xmlFreeDoc(doc);
+	xmlFreeParserCtxt(ctxt);
+	if (err) {
+		pk_oa_metrics_free(m);
+		return err;
+	}
+	*out = m;
+	return 0;
+}
+
+PK_API int pk_oa_metrics_load(const char *path, struct pk_oa_metrics **out, struct pk_diag *diag)
+{
+	struct pk_buf b;
+	int err;
+
+	*out = NULL;
+	pk_buf_init(&b);
+	err = pk_file_read_all(path, &b, MAX_FILE_BYTES);
+	if (err) {
+		pk_buf_release(&b);
+		pk_diag_subject(diag, path);
+		if (err == -EFBIG)
+			return pk_diag_fail(diag, err, "metric file larger than %u bytes", MAX_FILE_BYTES);
+		return pk_diag_fail(diag, err, "cannot read metric file: %s", strerror(-err));
+	}
+	err = pk_oa_metrics_load_buf(b.data ? b.data : "", b.len, path, out, diag);
+	pk_buf_release(&b);
+	return err;
+}
+
+PK_API size_t pk_oa_metrics_n_sets(const struct pk_oa_metrics *m)
+{
+	return m->n_sets;
+}
+
+PK_API const struct pk_oa_set_info *pk_oa_metrics_set(const struct pk_oa_metrics *m, size_t i)
+{
+	return i < m->n_sets ? &m->sets[i] : NULL;
+}
+
+PK_API const struct pk_oa_set_info *pk_oa_metrics_find_set(const struct pk_oa_metrics *m,
+							   const char *key)
+{
+	if (!key)
+		return NULL;
+	for (size_t i = 0; i < m->n_sets; i++)
+		if (strcmp(m->sets[i].symbol_name, key) == 0)
+			return &m->sets[i];
+	for (size_t i = 0; i < m->n_sets; i++)
+		if (m->sets[i].hw_config_guid && strcasecmp(m->sets[i].hw_config_guid, key) == 0)
+			return &m->sets[i];
+	for (size_t i = 0; i < m->n_sets; i++)
+		if (strcmp(m->sets[i].name, key) == 0)
+			return &m->sets[i];
+	return NULL;
+}
+
+PK_API int pk_oa_set_counter_index(const struct pk_oa_set_info *set, const char *sym)
+{
+	for (size_t i = 0; sym && i < set->n_counters && i < INT_MAX; i++)
+		if (strcmp(set->counters[i].symbol_name, sym) == 0)
+			return (int)i;
+	return -1;
+}
+
+PK_API int pk_oa_metrics_find_platform(const char *dir, const char *platform,
+				       char *path, size_t sz, struct pk_diag *diag)
+{
+	char lower[64];
+	size_t n;
+	int len;
+
+	if (!platform || !platform[0] || strpbrk(platform, "/.") ||
+	    (n = strlen(platform)) >= sizeof(lower))
+		return pk_diag_fail(diag, -EINVAL, "invalid platform name '%s'", platform ? platform : "");
+	for (size_t i = 0; i <= n; i++)
+		lower[i] = (char)tolower((unsigned char)platform[i]);
+	len = snprintf(path, sz, "%s/oa-%s.xml", dir, lower);
+	if (len < 0 || (size_t)len >= sz)
+		return pk_diag_fail(diag, -ENAMETOOLONG, "path of the metric file for '%s' too long", lower);
+	if (access(path, R_OK) != 0) {
+		int err = -errno;
+
+		pk_diag_subject(diag, dir);
+		return pk_diag_fail(diag, err, "no metric file for platform '%s' (looked for oa-%s.xml): %s",
+				    lower, lower, strerror(-err));
+	}
+	return 0;
+}

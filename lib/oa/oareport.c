@@ -1,0 +1,201 @@
+/*
+ * A recording read through its metric set: the timelines of
+ * pk_oa_timeline_build() with every segment's counters evaluated, the
+ * metric file found by platform, the counters to show chosen. This is what
+ * `perfkit oa report` prints (lib/oa/oareport_print.c) and what IGT's
+ * i915-perf-reader -c computes, without its crashes: an unknown metric set,
+ * an unknown device or a missing metric file are errors that name what is
+ * missing; no reports give zero segments.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <perfkit/oa.h>
+
+/* The metric file to load for @rec, into *@path (malloc'ed). */
+static int find_metrics(const struct pk_oa_summary_opts *o, const struct pk_oa_recording *rec,
+			const struct pk_oa_platform *p, char **path, struct pk_diag *diag)
+{
+	const char *dir = o->metrics_dir;
+	char buf[4096];
+	struct stat st;
+	int err;
+
+	if (o->metrics_file) {
+		*path = strdup(o->metrics_file);
+		return *path ? 0 : -ENOMEM;
+	}
+	if (!dir) {
+		dir = getenv(PK_OA_METRICS_ENV);
+		if (dir && !*dir)
+			dir = NULL;
+		if (dir && stat(dir, &st) == 0 && S_ISREG(st.st_mode)) {
+			*path = strdup(dir);
+			return *path ? 0 : -ENOMEM;
+		}
+		if (!dir)
+			dir = PK_OA_METRICS_DIR;
+	}
+	if (!p)
+		return pk_diag_fail(diag, -ENODEV,
+				    "device 0x%04x is not known to perfkit, so its metric file cannot be found: give it with --metrics FILE",
+				    pk_oa_recording_device(rec)->device_id);
+	if ((err = pk_oa_metrics_find_platform(dir, p->metrics, buf, sizeof(buf), diag)))
+		return err;
+	*path = strdup(buf);
+	return *path ? 0 : -ENOMEM;
+}
+
+static const struct pk_oa_set_info *sort_set;
+
+static int by_symbol(const void *a, const void *b)
+{
+	const struct pk_oa_counter_info *c = sort_set->counters;
+
+	return strcmp(c[*(const uint32_t *)a].symbol_name, c[*(const uint32_t *)b].symbol_name);
+}
+
+/* s->sel from @list ("all" or names separated by commas). */
+static int select_counters(struct pk_oa_summary *s, const char *list, struct pk_diag *diag)
+{
+	const struct pk_oa_set_info *set = s->set;
+	size_t cap = 0;
+
+	if (!list || !strcmp(list, "all")) {
+		s->sel = calloc(set->n_counters ? set->n_counters : 1, sizeof(*s->sel));
+		if (!s->sel)
+			return -ENOMEM;
+		for (size_t i = 0; i < set->n_counters; i++)
+			if (pk_oa_eval_available(s->eval, i))
+				s->sel[s->n_sel++] = (uint32_t)i;
+		/* qsort with a file-scope key: the order of equal names cannot differ (unique symbols) */
+		sort_set = set;
+		qsort(s->sel, s->n_sel, sizeof(*s->sel), by_symbol);
+		sort_set = NULL;
+		return 0;
+	}
+	for (const char *p = list; ; ) {
+		size_t n = strcspn(p, ",");
+		char name[256];
+		int i;
+
+		if (n == 0 || n >= sizeof(name))
+			return pk_diag_fail(diag, -EINVAL, "invalid counter list '%s'", list);
+		memcpy(name, p, n);
+		name[n] = '\0';
+		i = pk_oa_set_counter_index(set, name);
+		if (i < 0)
+			return pk_diag_fail(diag, -EINVAL, "counter '%s' not in metric set '%s' (%s)", name,
+					    set->symbol_name, s->metrics_path);
+		if (pk_array_grow((void **)&s->sel, &cap, s->n_sel + 1, sizeof(*s->sel), 16))
+			return -ENOMEM;
+		s->sel[s->n_sel++] = (uint32_t)i;
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+	return 0;
+}
+
+static int load_set(struct pk_oa_summary *s, const struct pk_oa_summary_opts *o, struct pk_diag *diag)
+{
+	const struct pk_oa_device_info *di = pk_oa_recording_device(s->rec);
+	const char *key = o->set ? o->set : di->metric_set_name;
+	struct pk_oa_devvars vars;
+	char subject[sizeof(diag->subject)] = "";
+	int err;
+
+	if (diag)
+		memcpy(subject, diag->subject, sizeof(subject));
+	if ((err = find_metrics(o, s->rec, s->platform, &s->metrics_path, diag)))
+		return err;
+	if ((err = pk_oa_metrics_load(s->metrics_path, &s->metrics, diag)))
+		return err;
+	/* the loader named the XML file; what follows is about the caller's subject again */
+	if (diag)
+		pk_diag_subject(diag, subject);
+	s->set = *key ? pk_oa_metrics_find_set(s->metrics, key) : NULL;
+	if (!s->set)
+		return pk_diag_fail(diag, -ENOENT, "metric set '%s' not found in %s", key,
+				    s->metrics_path);
+	s->uuid_mismatch = !s->set->hw_config_guid ||
+			   strcasecmp(s->set->hw_config_guid, di->metric_set_uuid) != 0;
+	pk_oa_devvars_from_recording(&vars, s->rec);
+	if ((err = pk_oa_eval_new(s->set, &vars, pk_oa_recording_decoder(s->rec)->fmt, &s->eval,
+				  diag)))
+		return err;
+	return select_counters(s, o->counters, diag);
+}
+
+int pk_oa_summary_init(struct pk_oa_summary *s, const struct pk_oa_recording *rec,
+		       const struct pk_oa_summary_opts *opts, struct pk_diag *diag)
+{
+	static const struct pk_oa_summary_opts none = { .sz = sizeof(none) };
+	struct pk_oa_summary_opts o = none;
+	int err;
+
+	if (opts)
+		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	memset(s, 0, sizeof(*s));
+	s->rec = rec;
+	s->platform = pk_oa_recording_platform(rec);
+	s->lost = pk_oa_recording_reports_lost(rec) + pk_oa_recording_buffers_lost(rec);
+	if (!o.counters || strcmp(o.counters, "none") != 0) {
+		if ((err = load_set(s, &o, diag)))
+			goto fail;
+	}
+	if ((err = pk_oa_timeline_build(rec, &s->tl, diag)))
+		goto fail;
+	if (s->set && s->tl.n_segments) {
+		size_t n = s->set->n_counters;
+
+		s->values = calloc(s->tl.n_segments * (n ? n : 1), sizeof(*s->values));
+		if (!s->values) {
+			err = pk_diag_fail(diag, -ENOMEM, "out of memory");
+			goto fail;
+		}
+		for (size_t i = 0; i < s->tl.n_segments; i++)
+			pk_oa_eval_run(s->eval, s->tl.segments[i].deltas, s->values + i * n);
+	}
+	return 0;
+fail:
+	pk_oa_summary_release(s);
+	return err;
+}
+
+void pk_oa_summary_release(struct pk_oa_summary *s)
+{
+	pk_oa_timeline_release(&s->tl);
+	pk_oa_eval_free(s->eval);
+	pk_oa_metrics_free(s->metrics);
+	free(s->metrics_path);
+	free(s->sel);
+	free(s->values);
+	memset(s, 0, sizeof(*s));
+}
+
+const struct pk_oa_value *pk_oa_summary_values(const struct pk_oa_summary *s, size_t i)
+{
+	if (!s->values || i >= s->tl.n_segments)
+		return NULL;
+	return s->values + i * s->set->n_counters;
+}
+
+int pk_oa_summary_pair(const struct pk_oa_summary *s, size_t i, struct pk_oa_value *values,
+		       uint64_t *deltas)
+{
+	uint64_t d[PK_OA_MAX_VALUES] = { 0 };
+	const struct pk_oa_decoder *dec = pk_oa_recording_decoder(s->rec);
+
+	if (i + 1 >= pk_oa_recording_n_reports(s->rec))
+		return -ERANGE;
+	pk_oa_accumulate(dec, pk_oa_recording_report(s->rec, i), pk_oa_recording_report(s->rec, i + 1), d);
+	if (deltas)
+		memcpy(deltas, d, sizeof(d));
+	if (!s->eval)
+		return -ENOENT;
+	pk_oa_eval_run(s->eval, d, values);
+	return 0;
+}

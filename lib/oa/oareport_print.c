@@ -1,0 +1,221 @@
+/*
+ * Printing a pk_oa_summary: the text IGT's i915-perf-reader 1.27.1 prints
+ * for -c (and -r), so that the two can be compared line by line, and the
+ * JSON form of `perfkit oa report --json`.
+ *
+ * Text, line by line (the reader's, except "Lost:", printed only when loss
+ * records were seen):
+ *   Recorded on device=0x<pci>(<platform>) graphics_ver=<n>
+ *   Metric used : <symbol> (<name>) uuid=<set GUID>
+ *   Reports / Context switches (segments) / Timestamp correlation points
+ *   correlation CPU and GPU ranges (GPU: 64 bits and low 32 bits), OA data
+ *   timestamp range (shifted) and raw range (dw1), all 0x%016
+ *   WARNING lines when the recording's uuid is not the set's GUID
+ *   per segment: "Time: CPU=a-b GPU=a-b", "hw_id=0x<ctx> " or
+ *   "hw_id=0xffffffff (idle)", then "   Symbol: value" (floats %f);
+ *   with per-report, " report<k> = <reason>" and its values for each pair
+ *   (the reason of the pair's first report, as the reader prints it).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <perfkit/oa.h>
+
+/* IGT's spelling of a report reason: "context-switch" for "context switch". */
+static const char *igt_reason(const struct pk_oa_summary *s, size_t i)
+{
+	static const char *const names[] = { "timer", "trigger1", "trigger2", "context-switch",
+					     "go-transition", "clock-ratio-change", "mmio-trigger" };
+	struct pk_oa_report h;
+
+	pk_oa_report_header(pk_oa_recording_decoder(s->rec), pk_oa_recording_report(s->rec, i), &h);
+	if (h.reason && (h.reason & (h.reason - 1)) == 0)
+		return names[__builtin_ctz(h.reason)];
+	return "unknown";
+}
+
+static void print_value(FILE *f, const struct pk_oa_value *v)
+{
+	if (v->type == PK_OA_FLOAT)
+		fprintf(f, "%f", v->f);
+	else
+		fprintf(f, "%" PRIu64, v->u);
+}
+
+static void print_counters(const struct pk_oa_summary *s, FILE *f, const struct pk_oa_value *v)
+{
+	for (size_t k = 0; k < s->n_sel; k++) {
+		fprintf(f, "   %s: ", s->set->counters[s->sel[k]].symbol_name);
+		print_value(f, &v[s->sel[k]]);
+		fputc('\n', f);
+	}
+}
+
+static int finish(FILE *f, struct pk_diag *diag)
+{
+	if (fflush(f) || ferror(f))
+		return pk_diag_fail(diag, -EIO, "cannot write the report: %s", strerror(errno ? errno : EIO));
+	return 0;
+}
+
+static struct pk_oa_value *alloc_row(const struct pk_oa_summary *s)
+{
+	size_t n = s->set ? s->set->n_counters : 0;
+
+	return calloc(n ? n : 1, sizeof(struct pk_oa_value));
+}
+
+int pk_oa_summary_print(const struct pk_oa_summary *s, FILE *f, bool per_report,
+			struct pk_diag *diag)
+{
+	const struct pk_oa_device_info *di = pk_oa_recording_device(s->rec);
+	const struct pk_oa_timeline *tl = &s->tl;
+	struct pk_oa_value *row = NULL;
+
+	fprintf(f, "Recorded on device=0x%x(%s) graphics_ver=%d\n", di->device_id,
+		s->platform ? s->platform->name : "unknown", pk_oa_recording_graphics_ver(s->rec));
+	if (s->set)
+		fprintf(f, "Metric used : %s (%s) uuid=%s\n", s->set->symbol_name, s->set->name,
+			s->set->hw_config_guid ? s->set->hw_config_guid : "");
+	else
+		fprintf(f, "Metric used : %s uuid=%s\n", di->metric_set_name, di->metric_set_uuid);
+	fprintf(f, "Reports: %zu\n", tl->n_reports);
+	fprintf(f, "Context switches: %zu\n", tl->n_segments);
+	fprintf(f, "Timestamp correlation points: %zu\n", tl->n_correlations);
+	fprintf(f, "Timestamp correlation CPU range:       0x%016" PRIx64 "-0x%016" PRIx64 "\n",
+		tl->corr_cpu_first, tl->corr_cpu_last);
+	fprintf(f, "Timestamp correlation GPU range (64b): 0x%016" PRIx64 "-0x%016" PRIx64 "\n",
+		tl->corr_gpu_first, tl->corr_gpu_last);
+	fprintf(f, "Timestamp correlation GPU range (32b): 0x%016" PRIx64 "-0x%016" PRIx64 "\n",
+		tl->corr_gpu_first & 0xffffffffu, tl->corr_gpu_last & 0xffffffffu);
+	fprintf(f, "OA data timestamp range:               0x%016" PRIx64 "-0x%016" PRIx64 "\n",
+		(uint64_t)tl->ts_first, (uint64_t)tl->ts_last);
+	fprintf(f, "OA raw data timestamp range:           0x%016" PRIx64 "-0x%016" PRIx64 "\n",
+		(uint64_t)tl->raw_ts_first, (uint64_t)tl->raw_ts_last);
+	if (s->uuid_mismatch)
+		fputs("WARNING: Recording used a different HW configuration.\n"
+		      "WARNING: This could lead to inconsistent counter values.\n", f);
+	if (s->lost)
+		fprintf(f, "Lost: %" PRIu64 " report-lost and %" PRIu64 " buffer-overflow records\n",
+			pk_oa_recording_reports_lost(s->rec), pk_oa_recording_buffers_lost(s->rec));
+	if (per_report && s->set && !(row = alloc_row(s)))
+		return pk_diag_fail(diag, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < tl->n_segments; i++) {
+		const struct pk_oa_segment *g = &tl->segments[i];
+
+		fprintf(f, "Time: CPU=0x%016" PRIx64 "-0x%016" PRIx64 " GPU=0x%016" PRIx64 "-0x%016" PRIx64 "\n",
+			g->cpu_ns_start, g->cpu_ns_end, (uint64_t)g->gpu_ts_start, (uint64_t)g->gpu_ts_end);
+		if (g->ctx_id == PK_OA_CTX_INVALID)
+			fputs("hw_id=0xffffffff (idle)\n", f);
+		else
+			fprintf(f, "hw_id=0x%x \n", g->ctx_id);
+		if (s->set)
+			print_counters(s, f, pk_oa_summary_values(s, i));
+		if (!per_report)
+			continue;
+		for (size_t r = g->first; r < g->end; r++) {
+			fprintf(f, " report%zu = %s\n", r - g->first, igt_reason(s, r));
+			if (row && pk_oa_summary_pair(s, r, row, NULL) == 0)
+				print_counters(s, f, row);
+		}
+	}
+	free(row);
+	return finish(f, diag);
+}
+
+/* ---- JSON ----------------------------------------------------------------------- */
+
+static void json_str(FILE *f, const char *str)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static void json_value(FILE *f, const struct pk_oa_value *v)
+{
+	if (v->type == PK_OA_UINT64)
+		fprintf(f, "%" PRIu64, v->u);
+	else if (isfinite(v->f))
+		fprintf(f, "%.17g", v->f);
+	else
+		fputs("null", f);
+}
+
+static void json_counters(const struct pk_oa_summary *s, FILE *f, const struct pk_oa_value *v)
+{
+	fputs("\"counters\":{", f);
+	for (size_t k = 0; v && k < s->n_sel; k++) {
+		if (k)
+			fputc(',', f);
+		json_str(f, s->set->counters[s->sel[k]].symbol_name);
+		fputc(':', f);
+		json_value(f, &v[s->sel[k]]);
+	}
+	fputc('}', f);
+}
+
+static void json_span(FILE *f, uint64_t gs, uint64_t ge, uint64_t cs, uint64_t ce)
+{
+	fprintf(f, "\"gpu_ts_start\":%" PRIu64 ",\"gpu_ts_end\":%" PRIu64 ",\"cpu_ns_start\":%" PRIu64
+		",\"cpu_ns_end\":%" PRIu64, gs, ge, cs, ce);
+}
+
+int pk_oa_summary_print_json(const struct pk_oa_summary *s, FILE *f, bool per_report,
+			     struct pk_diag *diag)
+{
+	const struct pk_oa_device_info *di = pk_oa_recording_device(s->rec);
+	const struct pk_oa_timeline *tl = &s->tl;
+	const struct pk_oa_decoder *dec = pk_oa_recording_decoder(s->rec);
+	struct pk_oa_value *row = NULL;
+
+	fprintf(f, "{\"device\":{\"pci_id\":%u,\"platform\":", di->device_id);
+	json_str(f, s->platform ? s->platform->name : "unknown");
+	fprintf(f, ",\"graphics_ver\":%d},\"metric_set\":{\"name\":", pk_oa_recording_graphics_ver(s->rec));
+	json_str(f, s->set ? s->set->name : di->metric_set_name);
+	fputs(",\"symbol\":", f);
+	json_str(f, s->set ? s->set->symbol_name : di->metric_set_name);
+	fputs(",\"uuid\":", f);
+	json_str(f, s->set && s->set->hw_config_guid ? s->set->hw_config_guid : di->metric_set_uuid);
+	fprintf(f, "},\"reports\":%zu,\"lost\":%" PRIu64 ",\"segments\":[", tl->n_reports, s->lost);
+	if (per_report && s->set && !(row = alloc_row(s)))
+		return pk_diag_fail(diag, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < tl->n_segments; i++) {
+		const struct pk_oa_segment *g = &tl->segments[i];
+
+		fprintf(f, "%s{\"ctx_id\":%" PRIu32 ",", i ? "," : "", g->ctx_id);
+		json_span(f, g->gpu_ts_start, g->gpu_ts_end, g->cpu_ns_start, g->cpu_ns_end);
+		fprintf(f, ",\"reports\":%zu,", g->n_reports);
+		json_counters(s, f, pk_oa_summary_values(s, i));
+		if (per_report) {
+			fputs(",\"per_report\":[", f);
+			for (size_t r = g->first; r < g->end; r++) {
+				struct pk_oa_report a, b;
+
+				pk_oa_report_header(dec, pk_oa_recording_report(s->rec, r), &a);
+				pk_oa_report_header(dec, pk_oa_recording_report(s->rec, r + 1), &b);
+				fprintf(f, "%s{\"reason\":\"%s\",", r > g->first ? "," : "", igt_reason(s, r));
+				json_span(f, a.timestamp, b.timestamp,
+					  pk_oa_recording_cpu_time(s->rec, a.timestamp),
+					  pk_oa_recording_cpu_time(s->rec, b.timestamp));
+				fputc(',', f);
+				json_counters(s, f, row && pk_oa_summary_pair(s, r, row, NULL) == 0 ? row : NULL);
+				fputc('}', f);
+			}
+			fputc(']', f);
+		}
+		fputc('}', f);
+	}
+	fputs("]}\n", f);
+	free(row);
+	return finish(f, diag);
+}

@@ -1,0 +1,37 @@
+/*
+ * The in-memory IGT recording shared by the reader, the writer and the
+ * timeline builder (lib/oa/recording_*.c, lib/oa/timeline.c).
+ */
+#ifndef PERFKIT_OA_RECORDING_INT_H
+#define PERFKIT_OA_RECORDING_INT_H
+
+#include <perfkit/oa.h>
+
+/* A record that is not a report, kept with its place among the reports. */
+struct oa_mark {
+	size_t before;            /* number of reports that came before it */
+	uint32_t type;            /* PK_OA_RECORD_REPORT_LOST/BUFFER_LOST/CORRELATION */
+	uint32_t corr;            /* index in corr[] for CORRELATION */
+};
+
+struct pk_oa_recording {
+	uint32_t version;
+	struct pk_oa_device_info dev;
+	struct pk_oa_topology topo;
+	const struct pk_oa_platform *platform;
+	struct pk_oa_decoder dec;
+	uint64_t timestamp_frequency;  /* the device's, else the platform's */
+
+	uint8_t *reports;              /* n_reports * stride bytes */
+	size_t n_reports, stride;
+
+	struct pk_oa_correlation *corr;
+	size_t n_corr;
+
+	struct oa_mark *marks;
+	size_t n_marks;
+
+	uint64_t reports_lost, buffers_lost, unknown;
+};
+
+#endif

@@ -1,0 +1,402 @@
+/*
+ * The reader of IGT's i915-perf recording format (written by
+ * i915-perf-recorder, read by i915-perf-reader and gpuvis). The framing is
+ * lib/oa/records.c; this file interprets the IGT records and keeps the
+ * reports. Two passes: the first finds the device (record order is free and
+ * the last DEVICE_INFO / TOPOLOGY wins, so the report size is known only at
+ * the end), the second copies the reports.
+ *
+ * VERSION payload:     0 u32 version (1), 4 u32 pad
+ * DEVICE_INFO payload (336 bytes, ../shared/reference/gpu.md 1.3):
+ *   OFF  SIZE  FIELD
+ *   0    8     timestamp_frequency (Hz)
+ *   8    4     device_id            12   4   device_revision
+ *   16   4     gt_min_frequency     20   4   gt_max_frequency (Hz)
+ *   24   4     engine_class         28   4   engine_instance
+ *   32   4     oa_format (enum drm_i915_oa_format)
+ *   36   256   metric_set_name      292  40  metric_set_uuid    332 4 pad
+ * TOPOLOGY payload (gpu.md 1.5): 8 x u16 flags, max_slices, max_subslices,
+ *   max_eus_per_subslice, subslice_offset, subslice_stride, eu_offset,
+ *   eu_stride; then the mask bytes, padded to 8
+ * TIMESTAMP_CORRELATION payload: 0 u64 cpu_timestamp, 8 u64 gpu_timestamp
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <perfkit/oa.h>
+#include "recording_int.h"
+
+static uint16_t get16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return v;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static void parse_device_info(const uint8_t *p, struct pk_oa_device_info *di)
+{
+	memset(di, 0, sizeof(*di));
+	di->timestamp_frequency = get64(p);
+	di->device_id = get32(p + 8);
+	di->revision = get32(p + 12);
+	di->gt_min_frequency = get32(p + 16);
+	di->gt_max_frequency = get32(p + 20);
+	di->engine_class = get32(p + 24);
+	di->engine_instance = get32(p + 28);
+	di->oa_format = get32(p + 32);
+	memcpy(di->metric_set_name, p + 36, 256);
+	di->metric_set_name[256] = 0;
+	memcpy(di->metric_set_uuid, p + 292, 40);
+	di->metric_set_uuid[40] = 0;
+}
+
+static int parse_topology(const struct pk_oa_record *r, struct pk_oa_topology *t,
+			  struct pk_diag *diag)
+{
+	const uint8_t *p = r->payload;
+	size_t n = r->payload_len - 16;
+
+	if (n > PK_OA_TOPOLOGY_MAX_DATA)
+		return PK_CORRUPT(diag, r->offset, "topology data too large (%zu bytes, at most %d)",
+				  n, PK_OA_TOPOLOGY_MAX_DATA);
+	memset(t, 0, sizeof(*t));
+	t->flags = get16(p);
+	t->max_slices = get16(p + 2);
+	t->max_subslices = get16(p + 4);
+	t->max_eus_per_subslice = get16(p + 6);
+	t->subslice_offset = get16(p + 8);
+	t->subslice_stride = get16(p + 10);
+	t->eu_offset = get16(p + 12);
+	t->eu_stride = get16(p + 14);
+	t->data_len = (uint32_t)n;
+	memcpy(t->data, p + 16, n);
+	return 0;
+}
+
+static bool data_bit(const struct pk_oa_topology *t, uint64_t byte, unsigned bit)
+{
+	return byte < t->data_len && (t->data[byte] >> bit) & 1;
+}
+
+bool pk_oa_topology_has_slice(const struct pk_oa_topology *t, unsigned s)
+{
+	return s < t->max_slices && data_bit(t, s / 8, s % 8);
+}
+
+bool pk_oa_topology_has_subslice(const struct pk_oa_topology *t, unsigned s, unsigned ss)
+{
+	if (s >= t->max_slices || ss >= t->max_subslices)
+		return false;
+	return data_bit(t, (uint64_t)t->subslice_offset + (uint64_t)s * t->subslice_stride + ss / 8,
+			ss % 8);
+}
+
+bool pk_oa_topology_has_eu(const struct pk_oa_topology *t, unsigned s, unsigned ss, unsigned eu)
+{
+	if (s >= t->max_slices || ss >= t->max_subslices || eu >= t->max_eus_per_subslice)
+		return false;
+	return data_bit(t, (uint64_t)t->eu_offset +
+			((uint64_t)s * t->max_subslices + ss) * t->eu_stride + eu / 8, eu % 8);
+}
+
+/*
+ * Slices, subslices and EUs are each considered up to 64 (no i915 device has
+ * more), which bounds the work on hostile headers (u16 maxima) to 64^3 tests.
+ */
+int pk_oa_topology_derive(struct pk_oa_topology *t, int graphics_ver)
+{
+	unsigned bps = graphics_ver >= 11 ? 8 : 3;
+	unsigned ns = t->max_slices < 64 ? t->max_slices : 64;
+	unsigned nss = t->max_subslices < 64 ? t->max_subslices : 64;
+	unsigned neu = t->max_eus_per_subslice < 64 ? t->max_eus_per_subslice : 64;
+
+	t->slice_mask = t->subslice_mask = 0;
+	t->n_eus = 0;
+	for (unsigned s = 0; s < ns; s++) {
+		if (pk_oa_topology_has_slice(t, s))
+			t->slice_mask |= 1ull << s;
+		for (unsigned ss = 0; ss < nss; ss++) {
+			unsigned bit = s * bps + ss;
+
+			if (!pk_oa_topology_has_subslice(t, s, ss))
+				continue;
+			if (bit < 64)
+				t->subslice_mask |= 1ull << bit;
+			for (unsigned eu = 0; eu < neu; eu++)
+				t->n_eus += pk_oa_topology_has_eu(t, s, ss, eu);
+		}
+	}
+	t->n_eu_slices = (uint32_t)__builtin_popcountll(t->slice_mask);
+	t->n_eu_sub_slices = (uint32_t)__builtin_popcountll(t->subslice_mask);
+	return 0;
+}
+
+static int add_mark(struct pk_oa_recording *rec, size_t *cap, size_t before, uint32_t type,
+		    uint32_t corr)
+{
+	if (pk_array_grow((void **)&rec->marks, cap, rec->n_marks + 1, sizeof(*rec->marks), 16))
+		return -ENOMEM;
+	rec->marks[rec->n_marks++] = (struct oa_mark){ .before = before, .type = type, .corr = corr };
+	return 0;
+}
+
+/* Pass 1: framing, VERSION, the last DEVICE_INFO and TOPOLOGY, counts. */
+static int scan(struct pk_oa_recording *rec, const uint8_t *data, size_t len, size_t *n_samples,
+		size_t *n_corr, uint64_t *devinfo_off, struct pk_diag *diag)
+{
+	struct pk_oa_record_iter it;
+	struct pk_oa_record r;
+	bool have_dev = false, have_topo = false;
+	int err;
+
+	pk_oa_record_iter_init(&it, data, len);
+	while ((err = pk_oa_record_next(&it, &r, diag)) > 0) {
+		switch (r.type) {
+		case PK_OA_RECORD_VERSION:
+			rec->version = get32(r.payload);
+			if (rec->version != 1)
+				return pk_diag_fail_at(diag, -EPROTO, r.offset,
+						       "unsupported recording version %u (expected 1)",
+						       rec->version);
+			break;
+		case PK_OA_RECORD_DEVICE_INFO:
+			parse_device_info(r.payload, &rec->dev);
+			*devinfo_off = r.offset;
+			have_dev = true;
+			break;
+		case PK_OA_RECORD_TOPOLOGY:
+			if ((err = parse_topology(&r, &rec->topo, diag)))
+				return err;
+			have_topo = true;
+			break;
+		case PK_OA_RECORD_CORRELATION:
+			(*n_corr)++;
+			break;
+		case PK_OA_RECORD_SAMPLE:
+			(*n_samples)++;
+			break;
+		case PK_OA_RECORD_REPORT_LOST:
+			rec->reports_lost++;
+			break;
+		case PK_OA_RECORD_BUFFER_LOST:
+			rec->buffers_lost++;
+			break;
+		default:
+			rec->unknown++;
+			break;
+		}
+	}
+	if (err < 0)
+		return err;
+	if (!have_dev || !have_topo)
+		return pk_diag_fail(diag, -ENODATA, "invalid file, missing %s info",
+				    !have_dev && !have_topo ? "device and topology" :
+				    !have_dev ? "device" : "topology");
+	return 0;
+}
+
+/* The device of the recording: platform, decoder, frequency. */
+static int setup_device(struct pk_oa_recording *rec, uint64_t off, struct pk_diag *diag)
+{
+	const struct pk_oa_device_info *di = &rec->dev;
+
+	rec->platform = pk_oa_platform_by_pci_id(di->device_id);
+	if (!rec->platform)
+		return pk_diag_fail_at(diag, -ENOTSUP, off,
+				       "recording made on an unsupported device (0x%x)", di->device_id);
+	if (pk_oa_decoder_for_platform(&rec->dec, rec->platform, (int)di->oa_format))
+		return pk_diag_fail_at(diag, -ENOTSUP, off, "unsupported oa format %u", di->oa_format);
+	rec->timestamp_frequency = di->timestamp_frequency ? di->timestamp_frequency :
+				   rec->platform->timestamp_frequency;
+	rec->stride = rec->dec.fmt->report_size;
+	pk_oa_topology_derive(&rec->topo, rec->platform->graphics_ver);
+	return 0;
+}
+
+/* Pass 2: reports, correlations and where the loss records were. */
+static int collect(struct pk_oa_recording *rec, const uint8_t *data, size_t len, size_t n_samples,
+		   size_t n_corr, struct pk_diag *diag)
+{
+	struct pk_oa_record_iter it;
+	struct pk_oa_record r;
+	size_t marks_cap = 0;
+	int err;
+
+	if (n_samples && !(rec->reports = malloc(n_samples * rec->stride)))
+		return -ENOMEM;
+	if (n_corr && !(rec->corr = calloc(n_corr, sizeof(*rec->corr))))
+		return -ENOMEM;
+	pk_oa_record_iter_init(&it, data, len);
+	while ((err = pk_oa_record_next(&it, &r, diag)) > 0) {
+		switch (r.type) {
+		case PK_OA_RECORD_SAMPLE:
+			if (r.payload_len < rec->stride)
+				return PK_CORRUPT(diag, r.offset,
+						  "sample record too short for a %s report (size %u, expected %zu)",
+						  rec->dec.fmt->name, r.size, rec->stride + 8);
+			memcpy(rec->reports + rec->n_reports * rec->stride, r.payload, rec->stride);
+			rec->n_reports++;
+			break;
+		case PK_OA_RECORD_CORRELATION:
+			rec->corr[rec->n_corr].cpu_ns = get64(r.payload);
+			rec->corr[rec->n_corr].gpu_ts = get64(r.payload + 8);
+			if (add_mark(rec, &marks_cap, rec->n_reports, r.type, (uint32_t)rec->n_corr))
+				return -ENOMEM;
+			rec->n_corr++;
+			break;
+		case PK_OA_RECORD_REPORT_LOST:
+		case PK_OA_RECORD_BUFFER_LOST:
+			if (add_mark(rec, &marks_cap, rec->n_reports, r.type, 0))
+				return -ENOMEM;
+			break;
+		}
+	}
+	return err;
+}
+
+int pk_oa_recording_read_mem(const void *data, size_t len, const char *name,
+			     struct pk_oa_recording **out, struct pk_diag *diag)
+{
+	struct pk_oa_recording *rec = calloc(1, sizeof(*rec));
+	size_t n_samples = 0, n_corr = 0;
+	uint64_t devinfo_off = 0;
+	int err;
+
+	*out = NULL;
+	if (!rec)
+		return -ENOMEM;
+	err = scan(rec, data, len, &n_samples, &n_corr, &devinfo_off, diag);
+	if (!err)
+		err = setup_device(rec, devinfo_off, diag);
+	if (!err)
+		err = collect(rec, data, len, n_samples, n_corr, diag);
+	if (err) {
+		if (err == -ENOMEM)
+			pk_diag_fail(diag, err, "out of memory");
+		pk_diag_subject(diag, name);
+		pk_oa_recording_free(rec);
+		return err;
+	}
+	*out = rec;
+	return 0;
+}
+
+int pk_oa_recording_read_file(const char *path, struct pk_oa_recording **out,
+			      struct pk_diag *diag)
+{
+	struct stat st;
+	void *map = NULL;
+	int fd, err;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		err = -errno;
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = -EINVAL;
+		goto fail;
+	}
+	if (st.st_size > 0) {
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	close(fd);
+	err = pk_oa_recording_read_mem(map, (size_t)st.st_size, path, out, diag);
+	if (map)
+		munmap(map, (size_t)st.st_size);
+	return err;
+fail:
+	if (fd >= 0)
+		close(fd);
+	pk_diag_fail(diag, err, "cannot read: %s", err == -EINVAL ? "not a regular file" : strerror(-err));
+	pk_diag_subject(diag, path);
+	return err;
+}
+
+void pk_oa_recording_free(struct pk_oa_recording *rec)
+{
+	if (!rec)
+		return;
+	free(rec->reports);
+	free(rec->corr);
+	free(rec->marks);
+	free(rec);
+}
+
+uint32_t pk_oa_recording_version(const struct pk_oa_recording *rec) { return rec->version; }
+
+const struct pk_oa_device_info *pk_oa_recording_device(const struct pk_oa_recording *rec)
+{
+	return &rec->dev;
+}
+
+const struct pk_oa_topology *pk_oa_recording_topology(const struct pk_oa_recording *rec)
+{
+	return &rec->topo;
+}
+
+const struct pk_oa_platform *pk_oa_recording_platform(const struct pk_oa_recording *rec)
+{
+	return rec->platform;
+}
+
+const struct pk_oa_decoder *pk_oa_recording_decoder(const struct pk_oa_recording *rec)
+{
+	return &rec->dec;
+}
+
+int pk_oa_recording_graphics_ver(const struct pk_oa_recording *rec)
+{
+	return rec->dec.graphics_ver;
+}
+
+uint64_t pk_oa_recording_timestamp_frequency(const struct pk_oa_recording *rec)
+{
+	return rec->timestamp_frequency;
+}
+
+size_t pk_oa_recording_n_reports(const struct pk_oa_recording *rec) { return rec->n_reports; }
+
+const uint8_t *pk_oa_recording_report(const struct pk_oa_recording *rec, size_t i)
+{
+	return i < rec->n_reports ? rec->reports + i * rec->stride : NULL;
+}
+
+size_t pk_oa_recording_report_stride(const struct pk_oa_recording *rec) { return rec->stride; }
+
+const struct pk_oa_correlation *pk_oa_recording_correlations(const struct pk_oa_recording *rec,
+							    size_t *n)
+{
+	*n = rec->n_corr;
+	return rec->corr;
+}
+
+uint64_t pk_oa_recording_reports_lost(const struct pk_oa_recording *rec) { return rec->reports_lost; }
+uint64_t pk_oa_recording_buffers_lost(const struct pk_oa_recording *rec) { return rec->buffers_lost; }
+uint64_t pk_oa_recording_unknown_records(const struct pk_oa_recording *rec) { return rec->unknown; }

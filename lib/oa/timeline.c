@@ -1,0 +1,179 @@
+/*
+ * Timelines of a recording as IGT's i915-perf-reader builds them, and the
+ * CPU time of a report timestamp.
+ *
+ * Segments: a new one starts at each report whose context (dw2 when the
+ * generation's valid bit says so, else "idle") differs from the current
+ * segment's; a segment's counters run from its first report to the next
+ * segment's first (the last one to the last report), summed over
+ * consecutive pairs so that counters wrapping between distant reports stay
+ * exact.
+ *
+ * CPU time: reports carry 32 bits of timestamp (31 usable on DG2/MTL:
+ * ts_mask), correlation points the full 36-bit register. Correlation points
+ * are grouped in "chunks" of neighbours sharing their bits above the mask;
+ * a timestamp inside a chunk's masked range belongs to that chunk's window.
+ * Otherwise (IGT: "prior to the first point", which is wrong after a wrap)
+ * perfkit takes the window that puts it nearest the correlated range. Then
+ * linear interpolation between the bracketing points, extrapolation from
+ * the first two points before the first and from the last two after the
+ * last (where IGT asserts). One point: the slope is the timestamp frequency.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <perfkit/oa.h>
+#include "recording_int.h"
+
+typedef __int128 i128;
+
+static uint64_t clamp_u64(i128 v)
+{
+	if (v < 0)
+		return 0;
+	if (v > (i128)UINT64_MAX)
+		return UINT64_MAX;
+	return (uint64_t)v;
+}
+
+/* The full GPU timestamp (in ticks, above-mask bits from a window) of report timestamp @ts. */
+static uint64_t unwrap(const struct pk_oa_recording *rec, uint32_t ts)
+{
+	uint64_t mask = rec->dec.ts_mask, period = mask + 1;
+	const struct pk_oa_correlation *c = rec->corr;
+	uint64_t lo = UINT64_MAX, hi = 0, best = 0, best_d = UINT64_MAX;
+	size_t i = 0;
+
+	ts &= (uint32_t)mask;
+	while (i < rec->n_corr) {
+		size_t j = i;
+		uint64_t w = c[i].gpu_ts / period;
+
+		while (j + 1 < rec->n_corr && c[j + 1].gpu_ts / period == w)
+			j++;
+		if ((c[i].gpu_ts & mask) <= ts && ts <= (c[j].gpu_ts & mask))
+			return w * period + ts;
+		i = j + 1;
+	}
+	for (i = 0; i < rec->n_corr; i++) {
+		if (c[i].gpu_ts < lo)
+			lo = c[i].gpu_ts;
+		if (c[i].gpu_ts > hi)
+			hi = c[i].gpu_ts;
+	}
+	{
+		uint64_t wl = lo / period, wh = hi / period;
+		uint64_t cand[4] = { wl ? wl - 1 : 0, wl, wh, wh + 1 };
+
+		for (i = 0; i < 4; i++) {
+			uint64_t g = cand[i] * period + ts, d;
+
+			d = g < lo ? lo - g : g > hi ? g - hi : 0;
+			if (d < best_d)
+				best_d = d, best = g;
+		}
+	}
+	return best;
+}
+
+static uint64_t by_frequency(const struct pk_oa_recording *rec, const struct pk_oa_correlation *p,
+			     uint64_t g)
+{
+	uint64_t f = rec->timestamp_frequency ? rec->timestamp_frequency : 1;
+
+	return clamp_u64((i128)p->cpu_ns + ((i128)g - (i128)p->gpu_ts) * 1000000000 / (i128)f);
+}
+
+static uint64_t line(const struct pk_oa_recording *rec, const struct pk_oa_correlation *a,
+		     const struct pk_oa_correlation *b, uint64_t g)
+{
+	if (a->gpu_ts == b->gpu_ts)
+		return by_frequency(rec, a, g);
+	return clamp_u64((i128)a->cpu_ns + ((i128)g - (i128)a->gpu_ts) *
+			 ((i128)b->cpu_ns - (i128)a->cpu_ns) / ((i128)b->gpu_ts - (i128)a->gpu_ts));
+}
+
+uint64_t pk_oa_recording_cpu_time(const struct pk_oa_recording *rec, uint32_t ts)
+{
+	const struct pk_oa_correlation *c = rec->corr;
+	size_t n = rec->n_corr;
+	uint64_t g;
+
+	if (n == 0)
+		return 0;
+	g = unwrap(rec, ts);
+	if (n == 1)
+		return by_frequency(rec, &c[0], g);
+	for (size_t i = 0; i + 1 < n; i++)
+		if (c[i].gpu_ts <= g && g < c[i + 1].gpu_ts)
+			return line(rec, &c[i], &c[i + 1], g);
+	if (g < c[0].gpu_ts)
+		return line(rec, &c[0], &c[1], g);
+	return line(rec, &c[n - 2], &c[n - 1], g);
+}
+
+void pk_oa_timeline_release(struct pk_oa_timeline *tl)
+{
+	free(tl->segments);
+	memset(tl, 0, sizeof(*tl));
+}
+
+int pk_oa_timeline_build(const struct pk_oa_recording *rec, struct pk_oa_timeline *tl,
+			 struct pk_diag *diag)
+{
+	const struct pk_oa_decoder *d = &rec->dec;
+	struct pk_oa_report h;
+	size_t cap = 0, n = rec->n_reports;
+	uint32_t cur = 0;
+
+	memset(tl, 0, sizeof(*tl));
+	tl->n_reports = n;
+	tl->n_correlations = rec->n_corr;
+	tl->cpu_valid = rec->n_corr > 0;
+	if (rec->n_corr) {
+		tl->corr_cpu_first = rec->corr[0].cpu_ns;
+		tl->corr_gpu_first = rec->corr[0].gpu_ts;
+		tl->corr_cpu_last = rec->corr[rec->n_corr - 1].cpu_ns;
+		tl->corr_gpu_last = rec->corr[rec->n_corr - 1].gpu_ts;
+	}
+	if (!n)
+		return 0;
+	pk_oa_report_header(d, pk_oa_recording_report(rec, 0), &h);
+	tl->ts_first = h.timestamp;
+	tl->raw_ts_first = h.raw_timestamp;
+	pk_oa_report_header(d, pk_oa_recording_report(rec, n - 1), &h);
+	tl->ts_last = h.timestamp;
+	tl->raw_ts_last = h.raw_timestamp;
+
+	for (size_t i = 0; i < n; i++) {
+		pk_oa_report_header(d, pk_oa_recording_report(rec, i), &h);
+		if (i && h.ctx_id == cur)
+			continue;
+		if (pk_array_grow((void **)&tl->segments, &cap, tl->n_segments + 1,
+				  sizeof(*tl->segments), 8)) {
+			pk_oa_timeline_release(tl);
+			return pk_diag_fail(diag, -ENOMEM, "out of memory");
+		}
+		memset(&tl->segments[tl->n_segments], 0, sizeof(tl->segments[0]));
+		tl->segments[tl->n_segments].ctx_id = h.ctx_id;
+		tl->segments[tl->n_segments].first = i;
+		tl->n_segments++;
+		cur = h.ctx_id;
+	}
+	for (size_t s = 0; s < tl->n_segments; s++) {
+		struct pk_oa_segment *seg = &tl->segments[s];
+		bool last = s + 1 == tl->n_segments;
+
+		seg->end = last ? n - 1 : tl->segments[s + 1].first;
+		seg->n_reports = seg->end - seg->first + (last ? 1 : 0);
+		pk_oa_accumulate_run(d, pk_oa_recording_report(rec, seg->first), rec->stride,
+				     seg->end - seg->first + 1, seg->deltas);
+		pk_oa_report_header(d, pk_oa_recording_report(rec, seg->first), &h);
+		seg->gpu_ts_start = h.timestamp;
+		pk_oa_report_header(d, pk_oa_recording_report(rec, seg->end), &h);
+		seg->gpu_ts_end = h.timestamp;
+		seg->cpu_ns_start = pk_oa_recording_cpu_time(rec, seg->gpu_ts_start);
+		seg->cpu_ns_end = pk_oa_recording_cpu_time(rec, seg->gpu_ts_end);
+	}
+	return 0;
+}

@@ -1,0 +1,688 @@
+/*
+ * Tests of the live OA capture (lib/oa/capture.c) against a fake i915
+ * device put behind the ioctl layer (struct pk_oa_dev_ops):
+ *
+ *  1. the exponent chosen for a period (2^(e+1) ticks nearest the request);
+ *  2. discovery in a fixture sysfs tree (card0 amdgpu, card1 i915): PCI id,
+ *     revision, timestamp frequency fallback, topology, GT frequencies,
+ *     metric set ids;
+ *  3. a capture of 0.4 s from a Broadwell (0x1616, 12.5 MHz) whose stream
+ *     returns A32u40_A4u32_B8_C8 reports with two contexts and idle, a 40-bit
+ *     counter wrap, a 32-bit timestamp wrap, an OA_REPORT_LOST record and one
+ *     ENOSPC: the file read back with pk_oa_recording_read_file has every
+ *     report byte for byte, the lost counts, correlation points around the
+ *     reports and three timeline segments; i915-perf-reader (when installed)
+ *     and perfkit oa report (when built) decode it with the same report count;
+ *  4. the errors: no i915 GPU, EACCES with the paranoid hint, EINVAL naming
+ *     the stream's parameters, an unknown metric set, EIO while reading.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <libdrm/i915_drm.h>
+#include <perfkit/oa.h>
+#include "../tap.h"
+#include "fixture_files.h"
+
+#define GUID_RENDER_BASIC "b541bd57-0e0f-4154-b4c0-5858010a2bf7"
+#define CARD_FD 100
+#define STREAM_FD 101
+#define FREQ 12500000ull
+#define REPORT_SIZE 256
+#define MAX_REPORTS 20000
+#define WRAP_TICKS (FREQ / 5)      /* 200 ms */
+
+static char root[256];
+
+/* ---- the fake device -------------------------------------------------------------- */
+
+struct fake {
+	char node[PATH_MAX];          /* the only path open() accepts */
+	int perf_open_err;            /* DRM_IOCTL_I915_PERF_OPEN's answer when non-zero */
+	int eio_at_read;              /* read number answered with EIO (0: never) */
+	int enospc_at_read;           /* read number answered with ENOSPC once */
+	int lost_at_read;             /* read number whose chunk starts with OA_REPORT_LOST */
+	uint64_t t0_ns, gpu_base;     /* the GPU clock: gpu_base + (now - t0) * 12.5 MHz */
+	/* what the capture asked for */
+	uint64_t props[16];
+	uint32_t n_props, flags;
+	int stream_open, stream_closed, card_closed;
+	unsigned reg_reads, reads;
+	/* what the stream gave */
+	uint64_t next_ts;
+	uint32_t period;              /* ticks */
+	uint32_t n_reports;
+	uint8_t *reports;             /* MAX_REPORTS * REPORT_SIZE */
+};
+
+static uint64_t gpu_now(struct fake *f)
+{
+	return f->gpu_base + (pk_now_ns() - f->t0_ns) * FREQ / 1000000000ull;
+}
+
+static void put32(uint8_t *r, unsigned dw, uint32_t v)
+{
+	memcpy(r + dw * 4, &v, 4);
+}
+
+/*
+ * Report n: contexts 0x20 (reports 0-39), 0x40 (40-79, the first marked as
+ * a context switch), then idle (context-valid bit clear). A0 is a 40-bit
+ * counter that starts 2^16 below 2^40; A1 counts by 7; B0 and C7 by 3 and 5.
+ */
+static void make_report(uint8_t *r, uint32_t n, uint64_t ts)
+{
+	uint32_t reason = n == 40 ? 1u << 3 : 1u << 0;
+	uint32_t ctx = n < 40 ? 0x20 : n < 80 ? 0x40 : 0;
+	uint64_t a0 = ((1ull << 40) - 65536 + (uint64_t)n * 4096) & ((1ull << 40) - 1);
+
+	memset(r, 0, REPORT_SIZE);
+	put32(r, 0, reason << 19 | (n < 80 ? 1u << 25 : 0) | 0x1);
+	put32(r, 1, (uint32_t)ts);
+	put32(r, 2, ctx);
+	put32(r, 3, (uint32_t)(ts * 64));            /* 800 MHz */
+	put32(r, 4, (uint32_t)a0);
+	r[160] = (uint8_t)(a0 >> 32);
+	put32(r, 5, n * 7);
+	put32(r, 48, n * 3);
+	put32(r, 63, n * 5);
+}
+
+static int f_open(void *ctx, const char *path, int flags)
+{
+	struct fake *f = ctx;
+
+	if (strcmp(path, f->node))
+		return -ENOENT;
+	return (flags & O_ACCMODE) == O_RDWR ? CARD_FD : -EINVAL;
+}
+
+static int f_close(void *ctx, int fd)
+{
+	struct fake *f = ctx;
+
+	if (fd == STREAM_FD)
+		f->stream_closed++;
+	else if (fd == CARD_FD)
+		f->card_closed++;
+	else
+		return -EBADF;
+	return 0;
+}
+
+static int f_getparam(struct fake *f, drm_i915_getparam_t *gp)
+{
+	(void)f;
+	switch (gp->param) {
+	case I915_PARAM_CHIPSET_ID: *gp->value = 0x1616; return 0;
+	case I915_PARAM_REVISION: *gp->value = 9; return 0;
+	case I915_PARAM_CS_TIMESTAMP_FREQUENCY: *gp->value = (int)FREQ; return 0;
+	default: return -EINVAL;      /* OA_TIMESTAMP_FREQUENCY: a kernel before 5.19 */
+	}
+}
+
+/* BDW GT2: 1 slice, 3 subslices of 8 EUs. */
+static int f_query(struct fake *f, struct drm_i915_query *q)
+{
+	static const uint16_t h[8] = { 0, 1, 3, 8, 1, 1, 2, 1 };
+	static const uint8_t data[5] = { 0x01, 0x07, 0xff, 0xff, 0xff };
+	struct drm_i915_query_item *item = (void *)(uintptr_t)q->items_ptr;
+
+	(void)f;
+	if (q->num_items != 1 || item->query_id != DRM_I915_QUERY_TOPOLOGY_INFO)
+		return -EINVAL;
+	if (item->length == 0) {
+		item->length = 16 + sizeof(data);
+		return 0;
+	}
+	if (item->length < (int)(16 + sizeof(data)))
+		return -EINVAL;
+	memcpy((void *)(uintptr_t)item->data_ptr, h, 16);
+	memcpy((uint8_t *)(uintptr_t)item->data_ptr + 16, data, sizeof(data));
+	return 0;
+}
+
+static int f_perf_open(struct fake *f, struct drm_i915_perf_open_param *p)
+{
+	const uint64_t *props = (const void *)(uintptr_t)p->properties_ptr;
+
+	f->flags = p->flags;
+	f->n_props = p->num_properties;
+	if (f->n_props > 8)
+		return -EINVAL;
+	memcpy(f->props, props, f->n_props * 16);
+	if (f->perf_open_err)
+		return f->perf_open_err;
+	for (uint32_t i = 0; i < f->n_props; i++)
+		if (props[2 * i] == DRM_I915_PERF_PROP_OA_EXPONENT)
+			f->period = 2u << props[2 * i + 1];
+	f->next_ts = gpu_now(f) + f->period;
+	f->stream_open++;
+	return STREAM_FD;
+}
+
+static int f_ioctl(void *ctx, int fd, unsigned long req, void *arg)
+{
+	struct fake *f = ctx;
+
+	if (fd != CARD_FD)
+		return -ENOTTY;
+	if (req == DRM_IOCTL_I915_GETPARAM)
+		return f_getparam(f, arg);
+	if (req == DRM_IOCTL_I915_QUERY)
+		return f_query(f, arg);
+	if (req == DRM_IOCTL_I915_PERF_OPEN)
+		return f_perf_open(f, arg);
+	if (req == DRM_IOCTL_I915_REG_READ) {
+		struct drm_i915_reg_read *rr = arg;
+
+		if (rr->offset != (0x2358 | I915_REG_READ_8B_WA))
+			return -EINVAL;
+		rr->val = gpu_now(f);
+		f->reg_reads++;
+		return 0;
+	}
+	return -ENOTTY;
+}
+
+/* Every report whose time has come, behind a LOST record on the read so chosen. */
+static ssize_t f_read(void *ctx, int fd, void *buf, size_t len)
+{
+	struct fake *f = ctx;
+	uint8_t *p = buf;
+	size_t off = 0;
+	uint64_t now = gpu_now(f);
+
+	if (fd != STREAM_FD)
+		return -EBADF;
+	f->reads++;
+	if (f->reads == (unsigned)f->eio_at_read)
+		return -EIO;
+	if (f->reads == (unsigned)f->enospc_at_read)
+		return -ENOSPC;
+	if (f->reads == (unsigned)f->lost_at_read && len >= 8) {
+		struct drm_i915_perf_record_header h = { .type = DRM_I915_PERF_RECORD_OA_REPORT_LOST, .size = 8 };
+
+		memcpy(p, &h, 8);
+		off = 8;
+	}
+	while (f->next_ts < now && off + 8 + REPORT_SIZE <= len && f->n_reports < MAX_REPORTS) {
+		struct drm_i915_perf_record_header h = { .type = DRM_I915_PERF_RECORD_SAMPLE,
+							  .size = 8 + REPORT_SIZE };
+		uint8_t *r = f->reports + (size_t)f->n_reports * REPORT_SIZE;
+
+		make_report(r, f->n_reports, f->next_ts);
+		memcpy(p + off, &h, 8);
+		memcpy(p + off + 8, r, REPORT_SIZE);
+		off += 8 + REPORT_SIZE;
+		f->n_reports++;
+		f->next_ts += f->period;
+	}
+	return off ? (ssize_t)off : -EAGAIN;
+}
+
+static int f_poll(void *ctx, int fd, int timeout_ms)
+{
+	struct timespec ts = { 0, 2000000 };
+
+	(void)ctx;
+	if (fd != STREAM_FD)
+		return -EBADF;
+	if (timeout_ms < 2)
+		ts.tv_nsec = (long)timeout_ms * 1000000;
+	nanosleep(&ts, NULL);
+	return 1;
+}
+
+static int f_sysfs_read(void *ctx, const char *path, char *buf, size_t sz)
+{
+	(void)ctx;
+	return pk_file_read_line(path, buf, sz);
+}
+
+static void fake_init(struct fake *f, struct pk_oa_dev_ops *ops)
+{
+	static uint8_t *reports;
+
+	if (!reports)
+		reports = malloc((size_t)MAX_REPORTS * REPORT_SIZE);
+	memset(f, 0, sizeof(*f));
+	f->reports = reports;
+	snprintf(f->node, sizeof(f->node), "%s/dev/dri/card1", root);
+	f->t0_ns = pk_now_ns();
+	/*
+	 * The low 32 bits wrap 200 ms in, while the idle tail runs: IGT's reader
+	 * asserts when a context boundary lies between correlation points on
+	 * either side of a wrap, since it compares masked 32-bit values.
+	 */
+	f->gpu_base = 0x400000000ull - WRAP_TICKS;
+	*ops = (struct pk_oa_dev_ops){
+		.sz = sizeof(*ops), .ctx = f, .open = f_open, .close = f_close, .ioctl = f_ioctl,
+		.read = f_read, .poll = f_poll, .sysfs_read = f_sysfs_read,
+	};
+}
+
+static void make_tree(void)
+{
+	char sys[512];
+
+	snprintf(sys, sizeof(sys), "%s/sys/class/drm", root);
+	mkdirs("%s/card0/device", sys);
+	lnk("../../../bus/pci/drivers/amdgpu", "%s/card0/device/driver", sys);
+	mkdirs("%s/card0-DP-1", sys);
+	mkdirs("%s/card1/device/drm/renderD129", sys);
+	lnk("../../../bus/pci/drivers/i915", "%s/card1/device/driver", sys);
+	put("300\n", "%s/card1/gt_min_freq_mhz", sys);
+	put("1000\n", "%s/card1/gt_max_freq_mhz", sys);
+	mkdirs("%s/card1/metrics/%s", sys, GUID_RENDER_BASIC);
+	put("5\n", "%s/card1/metrics/%s/id", sys, GUID_RENDER_BASIC);
+	mkdirs("%s/empty/class/drm", root);
+	mkdirs("%s/proc/sys/dev/i915", root);
+	put("1\n", "%s/proc/sys/dev/i915/perf_stream_paranoid", root);
+	mkdirs("%s/dev/dri", root);
+}
+
+static int open_dev(struct fake *f, struct pk_oa_dev_ops *ops, struct pk_oa_device **dev,
+		    struct pk_diag *d)
+{
+	char sys[512], dev_root[512], proc[512];
+	struct pk_oa_device_opts o = { .sz = sizeof(o), .card = -1, .ops = ops };
+
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	snprintf(dev_root, sizeof(dev_root), "%s/dev", root);
+	snprintf(proc, sizeof(proc), "%s/proc", root);
+	o.sys_root = sys;
+	o.dev_root = dev_root;
+	o.proc_root = proc;
+	fake_init(f, ops);
+	pk_diag_init(d);
+	return pk_oa_device_open(&o, dev, d);
+}
+
+/* ---- 1. exponent ------------------------------------------------------------------- */
+
+static void test_exponent(void)
+{
+	is_int(pk_oa_exponent_for_period(1000000, 12500000), 13, "1 ms at 12.5 MHz: e 13 (16384 ticks, 1.31 ms)");
+	is_int(pk_oa_exponent_for_period(1000000, 12000000), 12, "1 ms at 12 MHz: e 12 (8192 ticks, 0.68 ms)");
+	is_int(pk_oa_exponent_for_period(1000000, 19200000), 13, "1 ms at 19.2 MHz: e 13 (16384 ticks, 0.85 ms)");
+	is_int(pk_oa_exponent_for_period(3, 1000000000), 0, "a tie picks the shorter period");
+	is_int(pk_oa_exponent_for_period(1, 12500000), 0, "1 ns: the shortest exponent");
+	is_int(pk_oa_exponent_for_period(UINT64_MAX / 2, 12500000), PK_OA_EXPONENT_MAX,
+	       "a huge period: the longest exponent");
+	is_int(pk_oa_exponent_for_period(0, 12500000), -EINVAL, "no period: -EINVAL");
+	is_int(pk_oa_exponent_for_period(1000000, 0), -EINVAL, "no frequency: -EINVAL");
+	is_int(pk_oa_exponent_period_ns(13, 12500000), 1310720, "e 13 at 12.5 MHz is 1310720 ns");
+	is_int(pk_oa_exponent_period_ns(0, 1000000000), 2, "e 0 at 1 GHz is 2 ns");
+	is_int(pk_oa_exponent_period_ns(13, 0), 0, "no frequency: period 0");
+}
+
+/* ---- 2. discovery ------------------------------------------------------------------ */
+
+static void test_discovery(void)
+{
+	struct pk_oa_dev_ops ops;
+	struct pk_oa_device *dev = NULL;
+	struct fake f;
+	struct pk_diag d;
+	uint64_t id = 0;
+	int err;
+
+	err = open_dev(&f, &ops, &dev, &d);
+	is_int(err, 0, "the i915 card of the fixture opens (%s)", d.msg);
+	if (err)
+		return;
+	is_int(pk_oa_device_card(dev), 1, "card1 is the i915 one (card0 is amdgpu)");
+	is_str(pk_oa_device_node(dev), f.node, "its card node is opened");
+	is_str(pk_oa_device_platform(dev)->name, "broadwell", "0x1616 is broadwell");
+	is_int(pk_oa_device_info(dev)->device_id, 0x1616, "PCI id");
+	is_int(pk_oa_device_info(dev)->revision, 9, "revision");
+	is_int(pk_oa_device_info(dev)->timestamp_frequency, FREQ,
+	       "timestamp frequency from CS_TIMESTAMP_FREQUENCY when OA_TIMESTAMP_FREQUENCY is refused");
+	is_int(pk_oa_device_info(dev)->gt_min_frequency, 300000000, "GT min frequency in Hz");
+	is_int(pk_oa_device_info(dev)->gt_max_frequency, 1000000000, "GT max frequency in Hz");
+	is_int(pk_oa_device_info(dev)->oa_format, PK_OA_FORMAT_A32u40_A4u32_B8_C8, "the platform's OA format");
+	is_int(pk_oa_device_topology(dev)->n_eus, 24, "topology: 24 EUs");
+	is_int(pk_oa_device_topology(dev)->subslice_mask, 0x7, "topology: subslice mask 0x7");
+	is_int(pk_oa_device_metric_id(dev, GUID_RENDER_BASIC, &id, &d), 0, "RenderBasic's id from sysfs");
+	is_int(id, 5, "is 5");
+	pk_diag_init(&d);
+	is_int(pk_oa_device_metric_id(dev, "01234567-89ab-cdef-0123-456789abcdef", &id, &d), -ENOENT,
+	       "a set the kernel lacks: -ENOENT");
+	ok(strstr(d.msg, "no metric set 01234567") != NULL, "the message names the set: %s", d.msg);
+	pk_diag_init(&d);
+	is_int(pk_oa_device_metric_id(dev, "../../etc", &id, &d), -EINVAL, "a GUID that is a path: -EINVAL");
+	pk_oa_device_close(dev);
+	is_int(f.card_closed, 1, "closing the device closes its node");
+}
+
+/* ---- 3. capture -------------------------------------------------------------------- */
+
+static char *run(const char *cmd, int *status)
+{
+	char *out = calloc(1, 1 << 20);
+	size_t n = 0, r;
+	FILE *p = popen(cmd, "r");
+
+	if (!p || !out) {
+		free(out);
+		*status = -1;
+		return NULL;
+	}
+	while (n < (1 << 20) - 1 && (r = fread(out + n, 1, (1 << 20) - 1 - n, p)) > 0)
+		n += r;
+	*status = pclose(p);
+	return out;
+}
+
+/* perfkit next to the test binary: build/tests/unit/x -> build/perfkit. */
+static int perfkit_path(char *buf, size_t sz)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return -1;
+	exe[n] = 0;
+	snprintf(buf, sz, "%s/../../perfkit", dirname(exe));
+	return access(buf, X_OK);
+}
+
+static void check_oracles(const char *file, size_t n_reports)
+{
+	char cmd[3 * PATH_MAX], perfkit[PATH_MAX], want[64];
+	char *out;
+	int st;
+
+	snprintf(want, sizeof(want), "Reports: %zu\n", n_reports);
+	if (system("command -v i915-perf-reader >/dev/null 2>&1") != 0) {
+		ok(1, "# SKIP i915-perf-reader not installed (intel-gpu-tools)");
+	} else {
+		snprintf(cmd, sizeof(cmd), "i915-perf-reader -c GpuTime,GpuCoreClocks '%s' 2>&1", file);
+		out = run(cmd, &st);
+		is_int(st, 0, "i915-perf-reader decodes the capture");
+		ok(out && strstr(out, want), "i915-perf-reader counts %zu reports", n_reports);
+		ok(out && strstr(out, "Context switches: 3\n"), "i915-perf-reader finds 3 timeline items");
+		{
+			/* the two context segments last 40 periods of 16384 ticks at 12.5 MHz */
+			const char *g1 = out ? strstr(out, "GpuTime: ") : NULL;
+			const char *g2 = g1 ? strstr(g1 + 1, "GpuTime: ") : NULL;
+
+			ok(g1 && g2 && strtoull(g1 + 9, NULL, 10) == 52428800 &&
+			   strtoull(g2 + 9, NULL, 10) == 52428800,
+			   "i915-perf-reader's GpuTime of the context segments is perfkit's (52428800 ns)");
+		}
+		if (st || !out || !strstr(out, want))
+			diag("%s", out ? out : "(no output)");
+		free(out);
+	}
+	if (perfkit_path(perfkit, sizeof(perfkit))) {
+		ok(1, "# SKIP perfkit not built next to the test");
+		return;
+	}
+	{
+		const char *sh = getenv("PK_SHARED");
+		char xml[PATH_MAX];
+
+		snprintf(xml, sizeof(xml), "%s/data/intel-oa/oa-bdw.xml", sh && *sh ? sh : "../shared");
+		if (access(xml, R_OK)) {
+			ok(1, "# SKIP no oa-bdw.xml under $PK_SHARED/data/intel-oa for perfkit oa report");
+			return;
+		}
+		snprintf(cmd, sizeof(cmd), "'%s' oa report --json --metrics '%s' '%s' 2>&1", perfkit, xml, file);
+	}
+	out = run(cmd, &st);
+	if (!out || (st && (strstr(out, "unknown") || strstr(out, "usage")))) {
+		ok(1, "# SKIP perfkit oa report is not available: %.80s", out ? out : "");
+	} else {
+		snprintf(want, sizeof(want), "\"reports\":%zu", n_reports);
+		is_int(st, 0, "perfkit oa report decodes the capture");
+		ok(strstr(out, want) || (snprintf(want, sizeof(want), "\"reports\": %zu", n_reports),
+					  strstr(out, want)),
+		   "perfkit oa report counts %zu reports", n_reports);
+		if (st)
+			diag("%.400s", out);
+	}
+	free(out);
+}
+
+static void test_capture(void)
+{
+	struct pk_oa_capture_opts co = {
+		.sz = sizeof(co), .metric_set_name = "RenderBasic", .metric_set_uuid = GUID_RENDER_BASIC,
+		.exponent = -1, .period_ns = 1000000, .duration_ns = 400000000,
+		.correlation_period_ns = 50000000, .read_size = 16 << 10,
+	};
+	struct pk_oa_capture_stats st;
+	struct pk_oa_dev_ops ops;
+	struct pk_oa_device *dev = NULL;
+	struct pk_oa_recording *rec = NULL;
+	struct pk_oa_timeline tl = { 0 };
+	const struct pk_oa_correlation *corr;
+	const struct pk_oa_device_info *di;
+	char file[512];
+	struct fake f;
+	struct pk_diag d;
+	size_t n_corr = 0, same = 0;
+	int err;
+
+	snprintf(file, sizeof(file), "%s/capture.i915perf", root);
+	if (open_dev(&f, &ops, &dev, &d)) {
+		ok(0, "open the fake device: %s", d.msg);
+		return;
+	}
+	f.lost_at_read = 3;
+	f.enospc_at_read = 5;
+	err = pk_oa_capture_run(dev, &co, file, &st, &d);
+	is_int(err, 0, "a 0.4 s capture from the fake device succeeds (%s)", d.msg);
+	is_int(f.flags, I915_PERF_FLAG_FD_CLOEXEC | I915_PERF_FLAG_FD_NONBLOCK, "the stream is close-on-exec, non-blocking");
+	is_int(f.n_props, 4, "four properties");
+	ok(f.props[0] == DRM_I915_PERF_PROP_SAMPLE_OA && f.props[1] == 1, "SAMPLE_OA 1");
+	ok(f.props[2] == DRM_I915_PERF_PROP_OA_METRICS_SET && f.props[3] == 5, "OA_METRICS_SET 5 (from sysfs)");
+	ok(f.props[4] == DRM_I915_PERF_PROP_OA_FORMAT && f.props[5] == I915_OA_FORMAT_A32u40_A4u32_B8_C8,
+	   "OA_FORMAT A32u40_A4u32_B8_C8");
+	ok(f.props[6] == DRM_I915_PERF_PROP_OA_EXPONENT && f.props[7] == 13, "OA_EXPONENT 13 for 1 ms");
+	is_int(st.exponent, 13, "stats: exponent");
+	is_int(st.period_ns, 1310720, "stats: period");
+	is_int(f.stream_closed, 1, "the stream is closed at the end");
+	is_int(st.reports, f.n_reports, "stats count every report the stream gave (%u)", f.n_reports);
+	ok(f.n_reports > 81, "the capture spans the three contexts (%u reports)", f.n_reports);
+	is_int(st.reports_lost, 1, "stats: one OA_REPORT_LOST");
+	is_int(st.enospc, 1, "stats: one ENOSPC");
+	is_int(st.buffers_lost, 1, "stats: the ENOSPC counted as a lost buffer");
+	ok(st.correlations >= 4, "correlations: first, periodic, last (%" PRIu64 ")", st.correlations);
+	is_int(f.reg_reads, 3 * st.correlations, "three register reads per correlation point");
+
+	pk_diag_init(&d);
+	err = pk_oa_recording_read_file(file, &rec, &d);
+	is_int(err, 0, "the recording reads back (%s)", d.msg);
+	if (err)
+		goto out;
+	di = pk_oa_recording_device(rec);
+	is_int(pk_oa_recording_version(rec), 1, "VERSION 1");
+	is_int(di->device_id, 0x1616, "DEVICE_INFO: PCI id");
+	is_int(di->revision, 9, "DEVICE_INFO: revision");
+	is_int(di->timestamp_frequency, FREQ, "DEVICE_INFO: timestamp frequency");
+	is_int(di->gt_max_frequency, 1000000000, "DEVICE_INFO: GT max frequency");
+	is_str(di->metric_set_name, "RenderBasic", "DEVICE_INFO: metric set name");
+	is_str(di->metric_set_uuid, GUID_RENDER_BASIC, "DEVICE_INFO: metric set uuid");
+	is_int(pk_oa_recording_topology(rec)->n_eus, 24, "TOPOLOGY: 24 EUs");
+	is_int(pk_oa_recording_n_reports(rec), f.n_reports, "every report is in the file");
+	for (size_t i = 0; i < pk_oa_recording_n_reports(rec) && i < f.n_reports; i++)
+		same += memcmp(pk_oa_recording_report(rec, i), f.reports + i * REPORT_SIZE, REPORT_SIZE) == 0;
+	is_int(same, f.n_reports, "byte for byte, in order");
+	is_int(pk_oa_recording_reports_lost(rec), 1, "the OA_REPORT_LOST record is in the file");
+	is_int(pk_oa_recording_buffers_lost(rec), 1, "an OA_BUFFER_LOST record marks the ENOSPC");
+	corr = pk_oa_recording_correlations(rec, &n_corr);
+	is_int(n_corr, st.correlations, "every correlation point is in the file");
+	if (n_corr >= 2) {
+		int mono = 1;
+		uint32_t first_ts, last_ts;
+
+		for (size_t i = 1; i < n_corr; i++)
+			mono &= corr[i].cpu_ns > corr[i - 1].cpu_ns && corr[i].gpu_ts > corr[i - 1].gpu_ts;
+		ok(mono, "correlation points increase in CPU and GPU time");
+		memcpy(&first_ts, f.reports + 4, 4);
+		memcpy(&last_ts, f.reports + (size_t)(f.n_reports - 1) * REPORT_SIZE + 4, 4);
+		ok(corr[0].gpu_ts >> 32 == 3 && (uint32_t)corr[0].gpu_ts < first_ts,
+		   "the first point comes before the first report, before the 32-bit wrap");
+		ok(last_ts < 0x10000000u && (uint32_t)corr[n_corr - 1].gpu_ts > last_ts &&
+		   corr[n_corr - 1].gpu_ts >> 32 == 4,
+		   "the last point comes after the last report, past the 32-bit wrap");
+	}
+	pk_diag_init(&d);
+	err = pk_oa_timeline_build(rec, &tl, &d);
+	is_int(err, 0, "timelines build");
+	is_int(tl.n_segments, 3, "three segments: context 0x20, context 0x40, idle");
+	if (tl.n_segments == 3) {
+		const struct pk_oa_decoder *dec = pk_oa_recording_decoder(rec);
+
+		is_int(tl.segments[0].ctx_id, 0x20, "segment 1: context 0x20");
+		is_int(tl.segments[1].ctx_id, 0x40, "segment 2: context 0x40");
+		is_int(tl.segments[2].ctx_id, PK_OA_CTX_INVALID, "segment 3: idle");
+		is_int(tl.segments[0].deltas[dec->fmt->gpu_time], 40ull * 16384, "segment 1 lasts 40 periods");
+		is_int(tl.segments[0].deltas[dec->fmt->a], 40ull * 4096, "A0 counts across its 40-bit wrap");
+		is_int(tl.segments[1].deltas[dec->fmt->a + 1], 40ull * 7, "A1 counts by 7");
+		ok(tl.segments[0].cpu_ns_start >= corr[0].cpu_ns &&
+		   tl.segments[2].cpu_ns_end <= corr[n_corr - 1].cpu_ns,
+		   "report CPU times lie between the first and last correlation points");
+	}
+	pk_oa_timeline_release(&tl);
+	check_oracles(file, f.n_reports);
+out:
+	pk_oa_recording_free(rec);
+	pk_oa_device_close(dev);
+}
+
+/* ---- 4. errors --------------------------------------------------------------------- */
+
+static void test_errors(void)
+{
+	struct pk_oa_capture_opts co = {
+		.sz = sizeof(co), .metric_set_name = "RenderBasic", .metric_set_uuid = GUID_RENDER_BASIC,
+		.exponent = -1, .duration_ns = 200000000,
+	};
+	struct pk_oa_device_opts o = { .sz = sizeof(o), .card = -1 };
+	struct pk_oa_capture_stats st;
+	struct pk_oa_dev_ops ops;
+	struct pk_oa_device *dev = NULL;
+	struct pk_oa_recording *rec = NULL;
+	char sys[512], file[512];
+	struct fake f;
+	struct pk_diag d;
+	int err;
+
+	/* no i915 */
+	snprintf(sys, sizeof(sys), "%s/empty", root);
+	o.sys_root = sys;
+	pk_diag_init(&d);
+	is_int(pk_oa_device_open(&o, &dev, &d), -ENODEV, "no i915 card: -ENODEV");
+	ok(strstr(d.msg, "no i915 GPU found under") && strstr(d.msg, "/empty/class/drm"),
+	   "the message names the directory: %s", d.msg);
+
+	/* the card node does not open */
+	if (!open_dev(&f, &ops, &dev, &d)) {
+		pk_oa_device_close(dev);
+		dev = NULL;
+	}
+	snprintf(sys, sizeof(sys), "%s/nodev", root);
+	{
+		struct pk_oa_device_opts o2 = { .sz = sizeof(o2), .card = 1, .ops = &ops, .dev_root = sys };
+		char s2[512];
+
+		snprintf(s2, sizeof(s2), "%s/sys", root);
+		o2.sys_root = s2;
+		pk_diag_init(&d);
+		is_int(pk_oa_device_open(&o2, &dev, &d), -ENOENT, "a missing node: the open's error");
+		ok(strstr(d.subject, "/nodev/dri/card1") != NULL, "names the node: %s", d.subject);
+	}
+
+	/* EACCES */
+	snprintf(file, sizeof(file), "%s/eacces.i915perf", root);
+	if (open_dev(&f, &ops, &dev, &d) == 0) {
+		f.perf_open_err = -EACCES;
+		pk_diag_init(&d);
+		is_int(pk_oa_capture_run(dev, &co, file, &st, &d), -EACCES, "EACCES from PERF_OPEN");
+		ok(strstr(d.msg, "perf_stream_paranoid is 1") != NULL, "the message gives the setting: %s", d.msg);
+		is_str(d.hint, "set /proc/sys/dev/i915/perf_stream_paranoid to 0 or run as root", "the hint");
+		ok(access(file, F_OK) != 0, "no file is left behind");
+		pk_oa_device_close(dev);
+	}
+
+	/* EINVAL */
+	if (open_dev(&f, &ops, &dev, &d) == 0) {
+		f.perf_open_err = -EINVAL;
+		pk_diag_init(&d);
+		is_int(pk_oa_capture_run(dev, &co, file, &st, &d), -EINVAL, "EINVAL from PERF_OPEN");
+		ok(strstr(d.msg, "metric set id 5") && strstr(d.msg, "A32u40_A4u32_B8_C8") &&
+		   strstr(d.msg, "exponent 13"), "the message gives id, format and exponent: %s", d.msg);
+		ok(strstr(d.hint, "/metrics") != NULL, "the hint points at the sysfs metric sets");
+		pk_oa_device_close(dev);
+	}
+
+	/* a set the kernel does not have */
+	if (open_dev(&f, &ops, &dev, &d) == 0) {
+		struct pk_oa_capture_opts c2 = co;
+
+		c2.metric_set_uuid = "00000000-0000-0000-0000-000000000000";
+		pk_diag_init(&d);
+		is_int(pk_oa_capture_run(dev, &c2, file, &st, &d), -ENOENT, "an unknown metric set: -ENOENT");
+		is_int(f.stream_open, 0, "no stream is opened");
+		pk_diag_init(&d);
+		c2.metric_set_uuid = NULL;
+		is_int(pk_oa_capture_run(dev, &c2, file, &st, &d), -EINVAL, "neither GUID nor id: -EINVAL");
+		c2.metric_id = 7;
+		c2.duration_ns = 20000000;
+		pk_diag_init(&d);
+		is_int(pk_oa_capture_run(dev, &c2, file, &st, &d), 0, "an id given directly needs no sysfs");
+		is_int(f.props[3], 7, "and is the one used");
+		pk_oa_device_close(dev);
+	}
+
+	/* EIO while reading: the file is still complete */
+	snprintf(file, sizeof(file), "%s/eio.i915perf", root);
+	if (open_dev(&f, &ops, &dev, &d) == 0) {
+		f.eio_at_read = 4;
+		pk_diag_init(&d);
+		err = pk_oa_capture_run(dev, &co, file, &st, &d);
+		is_int(err, -EIO, "EIO from read ends the capture");
+		ok(strstr(d.msg, "reading the i915 perf stream failed") != NULL, "message: %s", d.msg);
+		ok(d.hint[0] != 0, "with a hint");
+		is_int(f.stream_closed, 1, "the stream is closed");
+		pk_diag_init(&d);
+		is_int(pk_oa_recording_read_file(file, &rec, &d), 0, "the file written so far reads back");
+		if (rec) {
+			size_t n = 0;
+
+			pk_oa_recording_correlations(rec, &n);
+			is_int(n, 2, "with its first and last correlation points");
+			is_int(pk_oa_recording_n_reports(rec), f.n_reports, "and the reports read before the error");
+		}
+		pk_oa_recording_free(rec);
+		pk_oa_device_close(dev);
+	}
+}
+
+int main(void)
+{
+	snprintf(root, sizeof(root), "/tmp/pk-oa-capture-XXXXXX");
+	if (!mkdtemp(root)) {
+		skip_all("cannot make a temporary directory");
+		return 0;
+	}
+	make_tree();
+	test_exponent();
+	test_discovery();
+	test_capture();
+	test_errors();
+	if (!getenv("PK_KEEP")) rm_tree(root); else diag("kept %s", root);
+	return done_testing();
+}

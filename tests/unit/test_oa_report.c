@@ -1,0 +1,598 @@
+/*
+ * oa reports (pk_oa_summary_*, include/perfkit/oa.h): a recording read through
+ * its metric set gives the segments, CPU and GPU times and counter values
+ * that IGT's i915-perf-reader prints.
+ *
+ * 1. Every regular recording of ../shared/data/i915-perf against its saved
+ *    reader output (-c all -r): segments, times, contexts, every counter of
+ *    every timeline and every report pair (integers exact, floats to 1e-6
+ *    relative or the 6 decimals %f keeps), and the text printer byte for
+ *    byte. DG2 (no acmgt3 metric file): decoding only.
+ * 2. The edge_* recordings: clear errors or the documented results.
+ * 3. With i915-perf-reader installed: recordings written by perfkit's writer
+ *    (HSW, BDW, SKL, TGL; RenderBasic, TestOa, ComputeBasic, ...; 40-bit,
+ *    32-bit and timestamp wraps, LOST records, invalid contexts, reasons
+ *    other than timer) read by both, every value compared.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <perfkit/oa.h>
+#include "../tap.h"
+#include "oa_gen.h"
+
+static char shared[1024], data_dir[1200], xml_dir[1200];
+
+/* ---- the reader's output, parsed ------------------------------------------------ */
+
+struct rd_block {
+	size_t n;
+	char (*name)[64];
+	char (*value)[64];
+	char reason[32];
+};
+
+struct rd_seg {
+	uint64_t cpu0, cpu1, gpu0, gpu1;
+	uint32_t hw_id;
+	struct rd_block ctr;
+	size_t n_rep;
+	struct rd_block *rep;
+};
+
+struct rd_out {
+	size_t reports, ctx_switches, n_seg;
+	bool warning;
+	struct rd_seg *seg;
+};
+
+static void block_add(struct rd_block *b, const char *name, const char *value)
+{
+	b->name = realloc(b->name, (b->n + 1) * sizeof(*b->name));
+	b->value = realloc(b->value, (b->n + 1) * sizeof(*b->value));
+	snprintf(b->name[b->n], 64, "%.63s", name);
+	snprintf(b->value[b->n], 64, "%.63s", value);
+	b->n++;
+}
+
+static void rd_free(struct rd_out *o)
+{
+	for (size_t i = 0; i < o->n_seg; i++) {
+		struct rd_seg *s = &o->seg[i];
+
+		for (size_t k = 0; k < s->n_rep; k++) {
+			free(s->rep[k].name);
+			free(s->rep[k].value);
+		}
+		free(s->rep);
+		free(s->ctr.name);
+		free(s->ctr.value);
+	}
+	free(o->seg);
+	memset(o, 0, sizeof(*o));
+}
+
+static int rd_parse(const char *text, struct rd_out *o)
+{
+	struct rd_block *cur = NULL;
+	const char *p = text;
+
+	memset(o, 0, sizeof(*o));
+	while (*p) {
+		char line[512], *colon;
+		size_t n = strcspn(p, "\n");
+
+		snprintf(line, sizeof(line), "%.*s", (int)(n < 511 ? n : 511), p);
+		p += n + (p[n] == '\n');
+		if (sscanf(line, "Reports: %zu", &o->reports) == 1 ||
+		    sscanf(line, "Context switches: %zu", &o->ctx_switches) == 1)
+			continue;
+		if (!strncmp(line, "WARNING: Recording used", 23))
+			o->warning = true;
+		if (!strncmp(line, "Time: ", 6)) {
+			struct rd_seg *s;
+
+			o->seg = realloc(o->seg, (o->n_seg + 1) * sizeof(*o->seg));
+			s = &o->seg[o->n_seg++];
+			memset(s, 0, sizeof(*s));
+			if (sscanf(line, "Time: CPU=0x%" SCNx64 "-0x%" SCNx64 " GPU=0x%" SCNx64 "-0x%" SCNx64,
+				   &s->cpu0, &s->cpu1, &s->gpu0, &s->gpu1) != 4)
+				return -1;
+			cur = NULL;
+			continue;
+		}
+		if (!strncmp(line, "hw_id=", 6) && o->n_seg) {
+			o->seg[o->n_seg - 1].hw_id = (uint32_t)strtoul(line + 6, NULL, 16);
+			cur = &o->seg[o->n_seg - 1].ctr;
+			continue;
+		}
+		if (!strncmp(line, " report", 7) && o->n_seg) {
+			struct rd_seg *s = &o->seg[o->n_seg - 1];
+			const char *eq = strstr(line, " = ");
+
+			s->rep = realloc(s->rep, (s->n_rep + 1) * sizeof(*s->rep));
+			cur = &s->rep[s->n_rep++];
+			memset(cur, 0, sizeof(*cur));
+			snprintf(cur->reason, sizeof(cur->reason), "%s", eq ? eq + 3 : "");
+			continue;
+		}
+		if (!strncmp(line, "   ", 3) && cur && (colon = strstr(line, ": "))) {
+			*colon = '\0';
+			block_add(cur, line + 3, colon + 2);
+		}
+	}
+	return 0;
+}
+
+/* ---- comparison ----------------------------------------------------------------- */
+
+/* @v against the reader's printed @text: integers exact, floats 1e-6 relative (or %f's rounding). */
+static bool same_value(const struct pk_oa_value *v, const char *text)
+{
+	if (v->type == PK_OA_UINT64)
+		return strtoull(text, NULL, 10) == v->u && strchr(text, '.') == NULL;
+	{
+		double t = strtod(text, NULL), d = fabs(v->f - t);
+
+		return d <= 1e-6 * fabs(t) || d <= 5.0000001e-7;
+	}
+}
+
+static size_t compare_block(const struct pk_oa_summary *s, const struct pk_oa_value *v,
+			    const struct rd_block *b, const char *what)
+{
+	size_t bad = 0;
+
+	if (b->n != s->n_sel) {
+		diag("%s: the reader printed %zu counters, perfkit %zu", what, b->n, s->n_sel);
+		bad++;
+	}
+	for (size_t k = 0; k < b->n && k < s->n_sel; k++) {
+		const struct pk_oa_counter_info *c = &s->set->counters[s->sel[k]];
+
+		if (strcmp(c->symbol_name, b->name[k])) {
+			diag("%s: counter %zu is %s, the reader's %s", what, k, c->symbol_name, b->name[k]);
+			bad++;
+		} else if (!same_value(&v[s->sel[k]], b->value[k])) {
+			diag("%s: %s = %.17g, the reader printed %s", what, b->name[k],
+			     pk_oa_value_as_double(&v[s->sel[k]]), b->value[k]);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/* Everything of @s against the reader's output @o; the number of values compared. */
+static void compare(const struct pk_oa_summary *s, const struct rd_out *o, const char *what,
+		    bool counters, bool per_report)
+{
+	struct pk_oa_value *row = s->set ? calloc(s->set->n_counters + 1, sizeof(*row)) : NULL;
+	size_t bad = 0, checked = 0;
+
+	is_int(s->tl.n_reports, o->reports, "%s: %zu reports", what, o->reports);
+	is_int(s->tl.n_segments, o->n_seg, "%s: %zu segments", what, o->n_seg);
+	for (size_t i = 0; i < s->tl.n_segments && i < o->n_seg; i++) {
+		const struct pk_oa_segment *g = &s->tl.segments[i];
+		const struct rd_seg *r = &o->seg[i];
+		char w[300];
+
+		snprintf(w, sizeof(w), "%s segment %zu", what, i);
+		if (g->ctx_id != r->hw_id || g->gpu_ts_start != r->gpu0 || g->gpu_ts_end != r->gpu1 ||
+		    g->cpu_ns_start != r->cpu0 || g->cpu_ns_end != r->cpu1) {
+			diag("%s: ctx 0x%x GPU %#x-%#x CPU %#" PRIx64 "-%#" PRIx64 ", the reader's 0x%x %#" PRIx64
+			     "-%#" PRIx64 " %#" PRIx64 "-%#" PRIx64, w, g->ctx_id, g->gpu_ts_start, g->gpu_ts_end,
+			     g->cpu_ns_start, g->cpu_ns_end, r->hw_id, r->gpu0, r->gpu1, r->cpu0, r->cpu1);
+			bad++;
+		}
+		checked += 5;
+		if (counters) {
+			bad += compare_block(s, pk_oa_summary_values(s, i), &r->ctr, w);
+			checked += r->ctr.n;
+		}
+		if (!per_report)
+			continue;
+		if (r->n_rep != g->end - g->first) {
+			diag("%s: %zu report pairs, the reader %zu", w, g->end - g->first, r->n_rep);
+			bad++;
+		}
+		for (size_t k = 0; k < r->n_rep && g->first + k < g->end; k++) {
+			struct pk_oa_report h;
+			const char *rn;
+			char w2[340];
+
+			snprintf(w2, sizeof(w2), "%s report %zu", w, k);
+			pk_oa_report_header(pk_oa_recording_decoder(s->rec),
+					    pk_oa_recording_report(s->rec, g->first + k), &h);
+			rn = pk_oa_reason_name(h.reason);
+			/* perfkit's names use spaces where IGT's use hyphens */
+			{
+				char igt[32];
+
+				snprintf(igt, sizeof(igt), "%s", rn);
+				for (char *c = igt; *c; c++)
+					if (*c == ' ')
+						*c = '-';
+				if (strcmp(igt, r->rep[k].reason)) {
+					diag("%s: reason %s, the reader's %s", w2, igt, r->rep[k].reason);
+					bad++;
+				}
+			}
+			if (counters && row) {
+				pk_oa_summary_pair(s, g->first + k, row, NULL);
+				bad += compare_block(s, row, &r->rep[k], w2);
+				checked += r->rep[k].n;
+			}
+		}
+	}
+	ok(bad == 0 && checked > 0, "%s: %zu values equal the reader's (%zu differ)", what, checked, bad);
+	free(row);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	if (buf)
+		buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+static int summarize(const char *path, const char *counters, struct pk_oa_recording **rec,
+		     struct pk_oa_summary *s, struct pk_diag *d)
+{
+	PK_OA_SUMMARY_OPTS(o, .metrics_dir = xml_dir, .counters = counters);
+	int err;
+
+	pk_diag_init(d);
+	*rec = NULL;
+	if ((err = pk_oa_recording_read_file(path, rec, d)))
+		return err;
+	pk_diag_subject(d, path);
+	if ((err = pk_oa_summary_init(s, *rec, &o, d))) {
+		pk_oa_recording_free(*rec);
+		*rec = NULL;
+	}
+	return err;
+}
+
+/* ---- 1. the shared recordings --------------------------------------------------- */
+
+static void check_shared(const char *base, const char *list, bool per_report)
+{
+	char path[2048], *want, *got = NULL;
+	struct pk_oa_recording *rec;
+	struct pk_oa_summary s;
+	struct pk_diag d;
+	struct rd_out o;
+	size_t len = 0;
+	FILE *mf;
+
+	snprintf(path, sizeof(path), "%s/%s.reader-output.txt", data_dir, base);
+	want = slurp(path);
+	if (!ok(want && rd_parse(want, &o) == 0, "%s: reader output parsed", base)) {
+		free(want);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/%s.i915perf", data_dir, base);
+	bool counters = strcmp(list, "none") != 0;
+
+	if (!ok(summarize(path, list, &rec, &s, &d) == 0, "%s: summary: %s", base,
+		d.msg)) {
+		rd_free(&o);
+		free(want);
+		return;
+	}
+	ok(s.uuid_mismatch == o.warning || !counters, "%s: uuid warning %s", base, o.warning ? "given" : "absent");
+	compare(&s, &o, base, counters, per_report);
+	if (counters) {
+		mf = open_memstream(&got, &len);
+		pk_oa_summary_print(&s, mf, per_report, &d);
+		fclose(mf);
+		ok(got && strcmp(got, want) == 0, "%s: text output equals the reader's byte for byte", base);
+		free(got);
+	}
+	pk_oa_summary_release(&s);
+	pk_oa_recording_free(rec);
+	rd_free(&o);
+	free(want);
+}
+
+/* ---- 2. edge cases -------------------------------------------------------------- */
+
+static void check_edges(void)
+{
+	char path[2048];
+	struct pk_oa_recording *rec;
+	struct pk_oa_summary s;
+	struct pk_diag d;
+	int err;
+
+#define EDGE(name) (snprintf(path, sizeof(path), "%s/" name ".i915perf", data_dir), path)
+	err = summarize(EDGE("edge_badversion"), "all", &rec, &s, &d);
+	ok(err == -EPROTO && strstr(d.msg, "version 2"), "edge_badversion: -EPROTO, '%s'", d.msg);
+	err = summarize(EDGE("edge_notopo"), "all", &rec, &s, &d);
+	ok(err == -ENODATA && strstr(d.msg, "topology"), "edge_notopo: -ENODATA, '%s'", d.msg);
+	err = summarize(EDGE("edge_unknownmetric"), "all", &rec, &s, &d);
+	ok(err == -ENOENT && strstr(d.msg, "metric set 'NoSuchSet' not found in ") &&
+	   strstr(d.msg, "oa-bdw.xml") && strstr(d.subject, "edge_unknownmetric"),
+	   "edge_unknownmetric: -ENOENT, '%s: %s'", d.subject, d.msg);
+
+	if (ok(summarize(EDGE("edge_zero_reports"), "all", &rec, &s, &d) == 0, "edge_zero_reports reads")) {
+		ok(s.tl.n_reports == 0 && s.tl.n_segments == 0 && pk_oa_summary_values(&s, 0) == NULL,
+		   "edge_zero_reports: no reports, zero segments");
+		pk_oa_summary_release(&s);
+		pk_oa_recording_free(rec);
+	}
+	if (ok(summarize(EDGE("edge_lost"), "GpuTime,GpuBusy", &rec, &s, &d) == 0, "edge_lost reads")) {
+		const struct pk_oa_value *v = pk_oa_summary_values(&s, 0);
+
+		ok(s.lost == 2 && s.tl.n_segments == 1 && s.n_sel == 2 && v[s.sel[0]].u == 2000000 &&
+		   v[s.sel[1]].f == 75.0, "edge_lost: 2 lost, GpuTime 2000000, GpuBusy 75 (as the reader)");
+		pk_oa_summary_release(&s);
+		pk_oa_recording_free(rec);
+	}
+	/* one correlation point: the slope is the timestamp frequency (IGT asserts) */
+	if (ok(summarize(EDGE("edge_onecorr"), "GpuTime", &rec, &s, &d) == 0, "edge_onecorr reads")) {
+		size_t n;
+		const struct pk_oa_correlation *c = pk_oa_recording_correlations(rec, &n);
+		const struct pk_oa_segment *g = &s.tl.segments[0];
+		uint64_t f = pk_oa_recording_timestamp_frequency(rec);
+		uint64_t base = c[0].gpu_ts & ~0xffffffffull;
+
+		ok(n == 1 && s.tl.n_segments == 1 &&
+		   g->cpu_ns_start == c[0].cpu_ns + (base + g->gpu_ts_start - c[0].gpu_ts) * 1000000000 / f &&
+		   g->cpu_ns_end == c[0].cpu_ns + (base + g->gpu_ts_end - c[0].gpu_ts) * 1000000000 / f,
+		   "edge_onecorr: CPU times extrapolated at the timestamp frequency (%" PRIu64 " Hz)", f);
+		pk_oa_summary_release(&s);
+		pk_oa_recording_free(rec);
+	}
+	/* past the last point: extrapolated from the last two (IGT asserts) */
+	if (ok(summarize(EDGE("edge_ts_past_last_corr"), "GpuTime", &rec, &s, &d) == 0,
+	       "edge_ts_past_last_corr reads")) {
+		size_t n;
+		const struct pk_oa_correlation *c = pk_oa_recording_correlations(rec, &n);
+		const struct pk_oa_segment *g = &s.tl.segments[s.tl.n_segments - 1];
+		uint64_t gl = (c[n - 1].gpu_ts & ~0xffffffffull) + g->gpu_ts_end;
+		__int128 want = (__int128)c[n - 2].cpu_ns + ((__int128)gl - c[n - 2].gpu_ts) *
+				((__int128)c[n - 1].cpu_ns - c[n - 2].cpu_ns) /
+				((__int128)c[n - 1].gpu_ts - c[n - 2].gpu_ts);
+
+		ok(n >= 2 && gl > c[n - 1].gpu_ts && g->cpu_ns_end == (uint64_t)want &&
+		   g->cpu_ns_end > c[n - 1].cpu_ns,
+		   "edge_ts_past_last_corr: the last report's CPU time extrapolated from the last two points");
+		pk_oa_summary_release(&s);
+		pk_oa_recording_free(rec);
+	}
+	/* options: an unknown counter, no metric file, counters "none" */
+	if (ok(pk_oa_recording_read_file(EDGE("edge_lost"), &rec, &d) == 0, "edge_lost read again")) {
+		PK_OA_SUMMARY_OPTS(o1, .metrics_dir = xml_dir, .counters = "GpuTime,NoSuchCounter");
+		PK_OA_SUMMARY_OPTS(o2, .metrics_dir = "/nonexistent");
+		PK_OA_SUMMARY_OPTS(o3, .metrics_dir = "/nonexistent", .counters = "none");
+
+		pk_diag_init(&d);
+		err = pk_oa_summary_init(&s, rec, &o1, &d);
+		ok(err == -EINVAL && strstr(d.msg, "counter 'NoSuchCounter' not in metric set 'RenderBasic'"),
+		   "unknown counter: '%s'", d.msg);
+		pk_diag_init(&d);
+		err = pk_oa_summary_init(&s, rec, &o2, &d);
+		ok(err == -ENOENT && strstr(d.msg, "oa-bdw.xml"), "no metric file: '%s'", d.msg);
+		pk_diag_init(&d);
+		err = pk_oa_summary_init(&s, rec, &o3, &d);
+		ok(err == 0 && s.set == NULL && s.tl.n_segments == 1 && s.n_sel == 0,
+		   "counters none: segments without a metric file");
+		if (!err)
+			pk_oa_summary_release(&s);
+		pk_oa_recording_free(rec);
+	}
+#undef EDGE
+}
+
+/* ---- 3. generated recordings against the reader ---------------------------------- */
+
+static char *run_reader(const char *path)
+{
+	char cmd[4096], *out = NULL;
+	size_t len = 0, n;
+	char chunk[65536];
+	FILE *f, *m;
+
+	snprintf(cmd, sizeof(cmd), "i915-perf-reader -c all -r '%s' 2>&1", path);
+	if (!(f = popen(cmd, "r")))
+		return NULL;
+	m = open_memstream(&out, &len);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fwrite(chunk, 1, n, m);
+	fclose(m);
+	if (pclose(f) != 0) {
+		diag("i915-perf-reader failed on %s:\n%.2000s", path, out ? out : "");
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* The topology and platform values of a shared recording, reused for generated ones. */
+static bool shared_device(const char *base, struct pk_oa_topology *t)
+{
+	char path[2048];
+	struct pk_oa_recording *rec;
+	struct pk_diag d;
+
+	snprintf(path, sizeof(path), "%s/%s.i915perf", data_dir, base);
+	pk_diag_init(&d);
+	if (pk_oa_recording_read_file(path, &rec, &d))
+		return false;
+	*t = *pk_oa_recording_topology(rec);
+	pk_oa_recording_free(rec);
+	return true;
+}
+
+struct gen_case {
+	const char *what, *device, *xml, *set;
+	uint32_t pci_id;
+	int gen, format;
+	uint64_t freq;
+	uint64_t ts0, a40;
+	uint32_t u32;
+	unsigned ctx_every, invalid_every, lost_every, reason_every;
+};
+
+static void check_generated(const struct gen_case *c, const char *tmpdir)
+{
+	static struct pk_oa_topology topo;
+	char path[2048], xml[2048], what[200];
+	struct pk_oa_metrics *m = NULL;
+	const struct pk_oa_set_info *set;
+	struct pk_oa_recording *rec;
+	struct pk_oa_summary s;
+	struct pk_buf b;
+	struct pk_diag d;
+	struct rd_out o;
+	char *out;
+	FILE *f;
+
+	snprintf(what, sizeof(what), "generated %s", c->what);
+	snprintf(xml, sizeof(xml), "%s/%s", xml_dir, c->xml);
+	pk_diag_init(&d);
+	if (!ok(shared_device(c->device, &topo) && pk_oa_metrics_load(xml, &m, &d) == 0 &&
+		(set = pk_oa_metrics_find_set(m, c->set)), "%s: device and metric set", what)) {
+		pk_oa_metrics_free(m);
+		return;
+	}
+	{
+		struct oa_gen g = {
+			.pci_id = c->pci_id, .format = c->format, .graphics_ver = c->gen,
+			.ts_freq = c->freq, .set = c->set, .uuid = set->hw_config_guid, .topo = &topo,
+			.n_reports = 24, .period = 100000, .ts0 = c->ts0, .a40_start = c->a40,
+			.u32_start = c->u32, .ctx_every = c->ctx_every, .invalid_every = c->invalid_every,
+			.lost_every = c->lost_every, .reason_every = c->reason_every, .corr_every = 8,
+			.seed = c->pci_id,
+		};
+
+		pk_buf_init(&b);
+		snprintf(path, sizeof(path), "%s/%s.i915perf", tmpdir, c->what);
+		f = fopen(path, "w");
+		ok(oa_gen_write(&g, &b) == 0 && f && fwrite(b.data, 1, b.len, f) == b.len,
+		   "%s: written (%zu bytes)", what, b.len);
+		if (f)
+			fclose(f);
+		pk_buf_release(&b);
+	}
+	pk_oa_metrics_free(m);
+	out = run_reader(path);
+	if (!out && c->ts0 >> 32 != (c->ts0 + 24 * 100000) >> 32) {
+		/* IGT asserts on a timestamp wrap inside the recording: check perfkit alone */
+		uint64_t t = 0, prev = 0;
+		bool mono = true;
+
+		if (ok(summarize(path, "all", &rec, &s, &d) == 0, "%s: perfkit decodes it", what)) {
+			for (size_t i = 0; i < s.tl.n_segments; i++) {
+				t += s.tl.segments[i].deltas[0];
+				mono &= s.tl.segments[i].cpu_ns_start >= prev &&
+					s.tl.segments[i].cpu_ns_end >= s.tl.segments[i].cpu_ns_start;
+				prev = s.tl.segments[i].cpu_ns_end;
+			}
+			ok(t == 23 * 100000 && mono,
+			   "%s: the reader asserts on the timestamp wrap; perfkit's GPU time is whole (%" PRIu64
+			   " ticks) and CPU times increase", what, t);
+			pk_oa_summary_release(&s);
+			pk_oa_recording_free(rec);
+		}
+		return;
+	}
+	if (!ok(out && rd_parse(out, &o) == 0, "%s: i915-perf-reader -c all -r decodes it", what)) {
+		free(out);
+		return;
+	}
+	if (ok(summarize(path, "all", &rec, &s, &d) == 0, "%s: perfkit decodes it: %s", what, d.msg)) {
+		compare(&s, &o, what, true, true);
+		pk_oa_summary_release(&s);
+		pk_oa_recording_free(rec);
+	}
+	rd_free(&o);
+	free(out);
+}
+
+static void check_reader(void)
+{
+	static const struct gen_case cases[] = {
+		{ "hsw_renderbasic", "hsw_renderbasic", "oa-hsw.xml", "RenderBasic", 0x0416, 7,
+		  PK_OA_FORMAT_A45_B8_C8, 12500000, 0x310000000ull, 0, 0xffff0000u, 0, 0, 0, 0 },
+		{ "hsw_computebasic_u32wrap", "hsw_renderbasic", "oa-hsw.xml", "ComputeBasic", 0x0416, 7,
+		  PK_OA_FORMAT_A45_B8_C8, 12500000, 0x310000000ull, 0, 0xfff00000u, 0, 0, 3, 0 },
+		{ "bdw_renderbasic_40bit", "bdw_renderbasic", "oa-bdw.xml", "RenderBasic", 0x1616, 8,
+		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12500000, 0x310000000ull, (1ull << 40) - 3000000,
+		  0xfff00000u, 6, 0, 0, 0 },
+		{ "bdw_testoa_lost", "bdw_renderbasic", "oa-bdw.xml", "TestOa", 0x1616, 8,
+		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12500000, 0x310000000ull, 1ull << 32, 7, 5, 0, 4, 0 },
+		{ "bdw_computebasic_invalid", "bdw_renderbasic", "oa-bdw.xml", "ComputeBasic", 0x1616, 8,
+		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12500000, 0x310000000ull, 12345, 0, 4, 5, 0, 3 },
+		{ "bdw_memoryreads_tswrap", "bdw_renderbasic", "oa-bdw.xml", "MemoryReads", 0x1616, 8,
+		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12500000, 0x3ffff0000ull, (1ull << 40) - 100000,
+		  0xffffff00u, 10, 0, 7, 0 },
+		{ "skl_renderbasic", "skl_renderbasic", "oa-sklgt2.xml", "RenderBasic", 0x1916, 9,
+		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12000000, 0x310000000ull, (1ull << 40) - 500000, 1, 6, 7, 0, 5 },
+		{ "skl_computebasic", "skl_renderbasic", "oa-sklgt2.xml", "ComputeBasic", 0x1916, 9,
+		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12000000, 0x310000000ull, 99, 0xfffff000u, 5, 0, 0, 0 },
+		{ "tgl_renderbasic", "tgl_renderbasic", "oa-tglgt2.xml", "RenderBasic", 0x9a49, 12,
+		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 19200000, 0x310000000ull, (1ull << 40) - 700000, 0, 6, 0, 5, 4 },
+		{ "tgl_computebasic", "tgl_renderbasic", "oa-tglgt2.xml", "ComputeBasic", 0x9a49, 12,
+		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 19200000, 0x310000000ull, 5, 0xffff0000u, 8, 0, 0, 0 },
+	};
+	char tmpdir[] = "/tmp/pk-oa-report-XXXXXX";
+
+	if (system("command -v i915-perf-reader >/dev/null 2>&1") != 0) {
+		ok(1, "# SKIP i915-perf-reader not installed (intel-gpu-tools): generated recordings not compared");
+		return;
+	}
+	if (!ok(mkdtemp(tmpdir) != NULL, "temporary directory"))
+		return;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_generated(&cases[i], tmpdir);
+	{
+		char cmd[200];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+		if (system(cmd) != 0)
+			diag("could not remove %s", tmpdir);
+	}
+}
+
+int main(void)
+{
+	const char *env = getenv("PK_SHARED");
+
+	snprintf(shared, sizeof(shared), "%s", env && *env ? env : "../shared");
+	snprintf(data_dir, sizeof(data_dir), "%s/data/i915-perf", shared);
+	snprintf(xml_dir, sizeof(xml_dir), "%s/data/intel-oa", shared);
+	if (access(data_dir, R_OK) != 0)
+		skip_all("no recordings in ../shared/data/i915-perf (set PK_SHARED)");
+	check_shared("bdw_renderbasic", "all", true);
+	check_shared("bdw_testoa", "all", true);
+	check_shared("skl_renderbasic", "all", true);
+	check_shared("tgl_renderbasic", "all", true);
+	check_shared("hsw_renderbasic", "all", true);
+	check_shared("edge_ctx_invalid", "GpuTime,GpuBusy", false);
+	check_shared("edge_noversion_reordered", "GpuTime,GpuBusy", false);
+	check_shared("dg2_renderbasic", "none", true);
+	check_edges();
+	check_reader();
+	return done_testing();
+}
