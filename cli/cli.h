@@ -19,6 +19,8 @@ int cmd_top(int argc, char **argv);
 int cmd_gpu(int argc, char **argv);
 int cmd_gpu_record(int argc, char **argv);
 int cmd_gpu_report(int argc, char **argv);
+/* perfkit oa [list|record|report] (cmd_oa.c dispatches) */
+int cmd_oa(int argc, char **argv);
 
 /*
  * A whole number in [@min, @max] from option @opt's argument @arg (decimal,
@@ -35,6 +37,20 @@ int cli_parse_pid(const char *opt, const char *arg, pid_t *out);
  * else "unknown option 'ARG'".
  */
 void cli_bad_option(char **argv, const char *short_with_value);
+
+/* A subcommand of a noun (perfkit gpu top, perfkit oa report). */
+struct cli_verb {
+	const char *name;
+	int (*run)(int argc, char **argv);
+};
+/*
+ * The verb named @arg, or the one it is a unique prefix of; otherwise
+ * "perfkit: unknown (or ambiguous) NOUN command 'ARG'" and NULL.
+ */
+const struct cli_verb *cli_find_verb(const struct cli_verb *verbs, size_t n, const char *noun,
+				     const char *arg);
+/* Reap the command *@pid if it has ended: 1 (status in *@status, *@pid = -1), else 0. */
+int cli_reap_child(pid_t *pid, int *status);
 
 /* "perfkit: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

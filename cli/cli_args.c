@@ -3,6 +3,7 @@
  * each rejected with one "perfkit: invalid value ..." line naming the option.
  */
 #include <errno.h>
+#include <sys/wait.h>
 #include <sys/types.h>
 #include <string.h>
 #include <getopt.h>
@@ -57,4 +58,43 @@ void cli_bad_option(char **argv, const char *short_with_value)
 		cli_error("option '%s' requires a value", argv[optind - 1]);
 	else
 		cli_error("unknown option '%s'", argv[optind - 1]);
+}
+
+const struct cli_verb *cli_find_verb(const struct cli_verb *verbs, size_t n, const char *noun,
+				     const char *arg)
+{
+	const struct cli_verb *match = NULL;
+	size_t len = strlen(arg);
+
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(verbs[i].name, arg))
+			return &verbs[i];
+		if (!strncmp(verbs[i].name, arg, len)) {
+			if (match) {
+				cli_error("ambiguous %s command '%s'", noun, arg);
+				return NULL;
+			}
+			match = &verbs[i];
+		}
+	}
+	if (!match)
+		cli_error("unknown %s command '%s'", noun, arg);
+	return match;
+}
+
+int cli_reap_child(pid_t *pid, int *status)
+{
+	int st;
+	pid_t p;
+
+	if (*pid <= 0)
+		return 0;
+	do
+		p = waitpid(*pid, &st, WNOHANG);
+	while (p < 0 && errno == EINTR);
+	if (p == 0)
+		return 0;
+	*status = p > 0 ? st : 0;
+	*pid = -1;
+	return 1;
 }

@@ -343,12 +343,7 @@ static int cmd_gpu_top(int argc, char **argv)
 
 /* ---- dispatch ------------------------------------------------------------------- */
 
-struct gpu_verb {
-	const char *name;
-	int (*run)(int argc, char **argv);
-};
-
-static const struct gpu_verb verbs[] = {
+static const struct cli_verb verbs[] = {
 	{ "top", cmd_gpu_top },
 	{ "record", cmd_gpu_record },
 	{ "report", cmd_gpu_report },
@@ -357,8 +352,7 @@ static const struct gpu_verb verbs[] = {
 
 int cmd_gpu(int argc, char **argv)
 {
-	const struct gpu_verb *match = NULL;
-	size_t len;
+	const struct cli_verb *match;
 
 	/* no verb, or an option first: top */
 	if (argc < 2 || argv[1][0] == '-')
@@ -367,22 +361,8 @@ int cmd_gpu(int argc, char **argv)
 		fputs(usage_text, stdout);
 		return 0;
 	}
-	len = strlen(argv[1]);
-	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
-		if (!strcmp(verbs[i].name, argv[1])) {
-			match = &verbs[i];
-			break;
-		}
-		if (!strncmp(verbs[i].name, argv[1], len)) {
-			if (match) {
-				cli_error("ambiguous gpu command '%s'", argv[1]);
-				return 2;
-			}
-			match = &verbs[i];
-		}
-	}
+	match = cli_find_verb(verbs, sizeof(verbs) / sizeof(verbs[0]), "gpu", argv[1]);
 	if (!match) {
-		cli_error("unknown gpu command '%s'", argv[1]);
 		fputs(usage_text, stderr);
 		return 2;
 	}

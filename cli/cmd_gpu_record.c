@@ -147,19 +147,7 @@ static int rec_on_fdinfo(void *ctx, const struct pk_gpu_fd_sample *s, const char
 /* Reap the command if it has ended. 1 when it has (status kept), 0 while it runs. */
 static int child_done(struct rec_run *r)
 {
-	int st;
-	pid_t p;
-
-	if (r->wl.pid <= 0)
-		return 0;
-	do
-		p = waitpid(r->wl.pid, &st, WNOHANG);
-	while (p < 0 && errno == EINTR);
-	if (p == 0)
-		return 0;
-	r->child_status = p > 0 ? st : 0;
-	r->wl.pid = -1;
-	return 1;
+	return cli_reap_child(&r->wl.pid, &r->child_status);
 }
 
 /*

@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{ "record", cmd_record, "sample a command, processes or CPUs into perf.data" },
 	{ "top", cmd_top, "live profile: the hottest symbols, refreshed" },
 	{ "gpu", cmd_gpu, "GPU usage per client from DRM fdinfo: top, record, report, serve" },
+	{ "oa", cmd_oa, "Intel i915 OA hardware counters: list, record, report" },
 };
 
 static void usage(FILE *f)

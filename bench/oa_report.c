@@ -1,0 +1,127 @@
+/*
+ * Benchmark helper for bench/oa_report.sh.
+ *
+ *   oa_report gen FILE N      write an N-report Broadwell GT2 RenderBasic
+ *                             recording (tests/unit/oa_gen.h: plausible
+ *                             counters, 40-bit counters near their wrap, a
+ *                             new context every 64 reports over 5 contexts,
+ *                             a correlation point every 10,000 reports)
+ *   oa_report decode FILE R   read FILE once, then time R passes of raw
+ *                             decoding + accumulation of every consecutive
+ *                             pair (pk_oa_accumulate_run over the whole
+ *                             recording, one core); prints the median as
+ *                             "RESULT reports=N ns=T rate=R" (reports/s)
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <perfkit/oa.h>
+#include "../tests/unit/oa_gen.h"
+
+static int gen(const char *path, size_t n)
+{
+	/* Broadwell GT2: one slice, three subslices of eight EUs (gpu.md 1.5 layout) */
+	static struct pk_oa_topology t = {
+		.max_slices = 1, .max_subslices = 3, .max_eus_per_subslice = 8,
+		.subslice_offset = 1, .subslice_stride = 1, .eu_offset = 2, .eu_stride = 1,
+		.data_len = 5, .data = { 0x1, 0x7, 0xff, 0xff, 0xff },
+	};
+	struct oa_gen g = {
+		.pci_id = 0x1616, .format = PK_OA_FORMAT_A32u40_A4u32_B8_C8, .graphics_ver = 8,
+		.ts_freq = 12500000, .set = "RenderBasic", .uuid = "b541bd57-0e0f-4154-b4c0-5858010a2bf7",
+		.topo = &t, .n_reports = n, .period = 1000, .ts0 = 0x310000000ull,
+		.a40_start = (1ull << 40) - 50000000, .u32_start = 0xff000000u, .ctx_every = 64,
+		.lost_every = 0, .corr_every = 10000, .seed = 42,
+	};
+	struct pk_buf b;
+	FILE *f;
+	int err;
+	const char *every = getenv("BENCH_OA_CTX_EVERY");
+
+	if (every && atoi(every) > 0)
+		g.ctx_every = (unsigned)atoi(every);
+
+	pk_buf_init(&b);
+	if ((err = oa_gen_write(&g, &b)) || !(f = fopen(path, "w"))) {
+		fprintf(stderr, "oa_report: cannot generate %s\n", path);
+		return 1;
+	}
+	if (fwrite(b.data, 1, b.len, f) != b.len || fclose(f)) {
+		fprintf(stderr, "oa_report: cannot write %s\n", path);
+		return 1;
+	}
+	printf("  recording: %zu reports, %zu bytes\n", n, b.len);
+	pk_buf_release(&b);
+	return 0;
+}
+
+static uint64_t now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int decode(const char *path, int reps)
+{
+	struct pk_oa_recording *rec;
+	struct pk_diag d;
+	uint64_t t[64], sink = 0;
+	size_t n;
+
+	pk_diag_init(&d);
+	if (pk_oa_recording_read_file(path, &rec, &d)) {
+		fprintf(stderr, "oa_report: %s: %s\n", path, d.msg);
+		return 1;
+	}
+	n = pk_oa_recording_n_reports(rec);
+	if (reps < 1 || reps > 64)
+		reps = 9;
+	for (int r = 0; r < reps; r++) {
+		uint64_t deltas[PK_OA_MAX_VALUES] = { 0 }, t0 = now();
+
+		pk_oa_accumulate_run(pk_oa_recording_decoder(rec), pk_oa_recording_report(rec, 0),
+				     pk_oa_recording_report_stride(rec), n, deltas);
+		t[r] = now() - t0;
+		for (int k = 0; k < PK_OA_MAX_VALUES; k++)
+			sink += deltas[k];
+	}
+	qsort(t, (size_t)reps, sizeof(t[0]), cmp_u64);
+	{
+		/* the same work on 4,096 reports (1 MiB, in cache) repeated: the compute rate */
+		size_t m = n < 4096 ? n : 4096, rounds = m > 1 ? (n - 1) / (m - 1) : 0;
+		uint64_t deltas[PK_OA_MAX_VALUES] = { 0 }, t0 = now(), tc;
+
+		for (size_t r = 0; r < rounds; r++)
+			pk_oa_accumulate_run(pk_oa_recording_decoder(rec), pk_oa_recording_report(rec, 0),
+					     pk_oa_recording_report_stride(rec), m, deltas);
+		tc = now() - t0;
+		sink += deltas[2];
+		printf("CACHED pairs=%zu ns=%" PRIu64 " rate=%.0f\n", rounds * (m - 1), tc,
+		       tc ? (double)(rounds * (m - 1)) * 1e9 / (double)tc : 0.0);
+	}
+	printf("RESULT reports=%zu ns=%" PRIu64 " rate=%.0f sink=%" PRIu64 "\n", n, t[reps / 2],
+	       (double)(n - 1) * 1e9 / (double)t[reps / 2], sink);
+	pk_oa_recording_free(rec);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "gen"))
+		return gen(argv[2], strtoul(argv[3], NULL, 10));
+	if (argc == 4 && !strcmp(argv[1], "decode"))
+		return decode(argv[2], atoi(argv[3]));
+	fprintf(stderr, "usage: oa_report gen FILE N | decode FILE REPS\n");
+	return 2;
+}

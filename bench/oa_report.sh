@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Benchmark: `perfkit oa report -c all` against IGT's `i915-perf-reader -c all`
+# on a generated 1,000,000-report Broadwell GT2 RenderBasic recording
+# (build/bench/oa_report gen: 40-bit counters near their wrap, five contexts
+# changing every 64 reports, a correlation point every 10,000 reports), both
+# writing to /dev/null, medians of 3 runs; first both on a 20,000-report file
+# whose outputs must be identical (a broken run fails). Then raw decoding +
+# accumulation in-process (pk_oa_accumulate_run, one core): reports per
+# second over the whole recording and over 4,096 in-cache reports.
+# Targets: perfkit >= 10x faster than the reader; >= 20 M reports/s.
+# A missed target prints MISSED and does not fail.
+set -euo pipefail
+: "${PK_BUILD:=build}"
+: "${PERFKIT:=$PK_BUILD/perfkit}"
+BIN=$PK_BUILD/bench/oa_report
+N=${BENCH_OA_REPORTS:-1000000}
+[ -x "$BIN" ] || { echo "bench: $BIN is not built (make bench builds it)"; exit 1; }
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+SHARED=${PK_SHARED:-../shared}
+M=$SHARED/data/intel-oa
+[ -f "$M/oa-bdw.xml" ] || { echo "bench: oa report: no $M/oa-bdw.xml (set PK_SHARED)"; exit 1; }
+
+echo "oa report: $N reports, Broadwell RenderBasic, -c all"
+"$BIN" gen "$TMP/small.i915perf" 20000 >/dev/null
+"$BIN" gen "$TMP/big.i915perf" "$N"
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+timeit() { # timeit CMD...: seconds of one run
+	local t0 t1
+	t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
+}
+"$PERFKIT" oa report -c all --metrics-dir "$M" "$TMP/small.i915perf" >"$TMP/pk.txt"
+if command -v i915-perf-reader >/dev/null 2>&1; then
+	i915-perf-reader -c all "$TMP/small.i915perf" >"$TMP/igt.txt" 2>&1 || true
+	if ! cmp -s "$TMP/pk.txt" "$TMP/igt.txt"; then
+		diff "$TMP/pk.txt" "$TMP/igt.txt" | head -10
+		echo "bench: perfkit and i915-perf-reader disagree on the 20,000-report file"
+		exit 1
+	fi
+	echo "  20,000-report check: outputs identical ($(grep -c '^   ' "$TMP/pk.txt") counter values)"
+	pk=$(for i in 1 2 3; do timeit "$PERFKIT" oa report -c all --metrics-dir "$M" "$TMP/big.i915perf"; done | median)
+	igt=$(for i in 1 2 3; do timeit i915-perf-reader -c all "$TMP/big.i915perf"; done | median)
+	awk -v p="$pk" -v r="$igt" 'BEGIN {
+		x = r / p
+		printf "  perfkit oa report %.3f s, i915-perf-reader %.3f s: %.1fx faster (target >= 10x) %s\n",
+			p, r, x, (x >= 10 ? "met" : "MISSED") }'
+else
+	pk=$(for i in 1 2 3; do timeit "$PERFKIT" oa report -c all --metrics-dir "$M" "$TMP/big.i915perf"; done | median)
+	echo "  perfkit oa report $pk s; i915-perf-reader not installed (intel-gpu-tools): no ratio"
+fi
+"$BIN" decode "$TMP/big.i915perf" 9 | awk '
+	/^CACHED/ { for (i = 2; i <= NF; i++) { split($i, kv, "="); c[kv[1]] = kv[2] } }
+	/^RESULT/ { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } found = 1 }
+	END {
+		if (!found) { print "bench: no RESULT line from oa_report decode"; exit 1 }
+		printf "  decode + accumulate, one core: %.1f M reports/s over the file, %.1f M/s in cache (target >= 20 M/s) %s\n",
+			v["rate"] / 1e6, c["rate"] / 1e6, (v["rate"] >= 20e6 ? "met" : "MISSED")
+	}'

@@ -1,0 +1,319 @@
+/*
+ * perfkit oa: Intel i915 OA hardware counters. This file dispatches
+ * `perfkit oa <verb>` and implements two verbs:
+ *
+ *   list    i915 devices (from /sys/class/drm) and the metric sets of the
+ *           metric files (--metrics FILE, or every oa-*.xml of a directory)
+ *   report  a recording read through its metric set, printed as IGT's
+ *           i915-perf-reader -c prints it, or as JSON (pk_oa_summary_*)
+ *
+ * `record` is cmd_oa_record() (cli/cmd_oa_record.c).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <perfkit/oa.h>
+#include "cli.h"
+#if __has_include("cmd_oa_record.h")
+#include "cmd_oa_record.h"
+#define HAVE_OA_RECORD 1
+#endif
+
+static const char usage_text[] =
+	"usage: perfkit oa list [--metrics FILE|--metrics-dir DIR]\n"
+	"       perfkit oa record [-m SET] [-p PERIOD] [-o FILE] [--duration S] [-- CMD ...]\n"
+	"       perfkit oa report FILE [--metrics FILE|--metrics-dir DIR] [-m SET]\n"
+	"                         [-c COUNTER,...|all|none] [-r|--per-report] [--json]\n"
+	"\n"
+	"Intel i915 OA hardware counters: live capture into IGT's recording format,\n"
+	"and reports like IGT's i915-perf-reader.\n"
+	"\n"
+	"  --metrics FILE        the metric file (Intel's oa-<platform>.xml)\n"
+	"  --metrics-dir DIR     look for oa-<platform>.xml in DIR (default: $PERFKIT_OA_METRICS,\n"
+	"                        else " PK_OA_METRICS_DIR ")\n"
+	"  -m, --metric-set SET  the metric set by symbol name or GUID (default: the recording's)\n"
+	"  -c, --counters LIST   counters to print, by symbol name; all (default: every available\n"
+	"                        counter, sorted by name), none (segments only, no metric file)\n"
+	"  -r, --per-report      also the values between each pair of consecutive reports\n"
+	"      --json            {device, metric_set, reports, lost, segments: [...]}\n";
+
+struct oa_cli {
+	const char *metrics, *metrics_dir, *set, *counters;
+	bool per_report, json;
+};
+
+static int parse_args(struct oa_cli *o, int argc, char **argv, bool report)
+{
+	enum { OPT_METRICS = 256, OPT_METRICS_DIR, OPT_JSON };
+	static const struct option longopts[] = {
+		{ "metrics", required_argument, NULL, OPT_METRICS },
+		{ "metrics-dir", required_argument, NULL, OPT_METRICS_DIR },
+		{ "metric-set", required_argument, NULL, 'm' },
+		{ "counters", required_argument, NULL, 'c' },
+		{ "per-report", no_argument, NULL, 'r' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	optind = 1;
+	opterr = 0;
+	/* no '+': FILE may come before the options */
+	while ((opt = getopt_long(argc, argv, "m:c:rh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_METRICS: o->metrics = optarg; break;
+		case OPT_METRICS_DIR: o->metrics_dir = optarg; break;
+		case 'm': o->set = optarg; break;
+		case 'c': o->counters = optarg; break;
+		case 'r': o->per_report = true; break;
+		case OPT_JSON: o->json = true; break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 1;
+		case '?':
+			cli_bad_option(argv, "mc");
+			return -EINVAL;
+		}
+		if (!report && (opt == 'm' || opt == 'c' || opt == 'r' || opt == OPT_JSON)) {
+			cli_error("option '%s' is for 'perfkit oa report'", argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (o->metrics && o->metrics_dir) {
+		cli_error("--metrics and --metrics-dir cannot be given together");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- report --------------------------------------------------------------------- */
+
+static int cmd_oa_report(int argc, char **argv)
+{
+	struct oa_cli o = { 0 };
+	struct pk_oa_recording *rec = NULL;
+	struct pk_oa_summary s;
+	struct pk_diag d;
+	const char *path;
+	int err;
+
+	if ((err = parse_args(&o, argc, argv, true)))
+		return err > 0 ? 0 : 2;
+	if (optind >= argc) {
+		cli_error("no recording given");
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	if (optind + 1 < argc) {
+		cli_error("unexpected argument '%s'", argv[optind + 1]);
+		return 2;
+	}
+	path = argv[optind];
+	pk_diag_init(&d);
+	pk_diag_subject(&d, path);
+	if ((err = pk_oa_recording_read_file(path, &rec, &d))) {
+		if (!d.msg[0])
+			pk_diag_fail(&d, err, "%s", strerror(-err));
+		cli_diag(&d);
+		return 2;
+	}
+	{
+		PK_OA_SUMMARY_OPTS(so, .metrics_file = o.metrics, .metrics_dir = o.metrics_dir,
+				   .counters = o.counters, .set = o.set);
+
+		pk_diag_init(&d);
+		pk_diag_subject(&d, path);
+		err = pk_oa_summary_init(&s, rec, &so, &d);
+	}
+	if (err) {
+		cli_diag(&d);
+		pk_oa_recording_free(rec);
+		return err == -ENOMEM ? 1 : 2;
+	}
+	if (s.uuid_mismatch && o.json)
+		cli_error("warning: '%s': recorded with metric set uuid '%s', the metric file's is '%s'",
+			  path, pk_oa_recording_device(rec)->metric_set_uuid,
+			  s.set->hw_config_guid ? s.set->hw_config_guid : "");
+	pk_diag_init(&d);
+	err = o.json ? pk_oa_summary_print_json(&s, stdout, o.per_report, &d)
+		     : pk_oa_summary_print(&s, stdout, o.per_report, &d);
+	if (err)
+		cli_diag(&d);
+	pk_oa_summary_release(&s);
+	pk_oa_recording_free(rec);
+	return err ? 1 : 0;
+}
+
+/* ---- list ----------------------------------------------------------------------- */
+
+/* i915 devices under /sys/class/drm: the card nodes whose driver is i915. */
+static void list_devices(void)
+{
+	DIR *dir = opendir("/sys/class/drm");
+	struct dirent *e;
+	unsigned found = 0;
+
+	while (dir && (e = readdir(dir))) {
+		char link[PATH_MAX], target[PATH_MAX], idpath[PATH_MAX], id[32] = "";
+		const struct pk_oa_platform *p;
+		const char *drv;
+		ssize_t n;
+		FILE *f;
+
+		if (fnmatch("card[0-9]*", e->d_name, 0) || strchr(e->d_name, '-'))
+			continue;
+		snprintf(link, sizeof(link), "/sys/class/drm/%.200s/device/driver", e->d_name);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n < 0)
+			continue;
+		target[n] = '\0';
+		drv = strrchr(target, '/');
+		if (strcmp(drv ? drv + 1 : target, "i915"))
+			continue;
+		snprintf(idpath, sizeof(idpath), "/sys/class/drm/%.200s/device/device", e->d_name);
+		if ((f = fopen(idpath, "r"))) {
+			if (!fgets(id, sizeof(id), f))
+				id[0] = '\0';
+			fclose(f);
+		}
+		id[strcspn(id, "\n")] = '\0';
+		p = pk_oa_platform_by_pci_id((uint32_t)strtoul(id, NULL, 16));
+		printf("%s: i915 device %s (%s, metric file oa-%s.xml)\n", e->d_name, id[0] ? id : "?",
+		       p ? p->name : "unknown platform", p ? p->metrics : "?");
+		found++;
+	}
+	if (dir)
+		closedir(dir);
+	if (!found)
+		printf("no i915 device on this machine (OA capture needs one; reports work anywhere)\n");
+}
+
+static int list_file(const char *path)
+{
+	struct pk_oa_metrics *m;
+	struct pk_diag d;
+
+	pk_diag_init(&d);
+	if (pk_oa_metrics_load(path, &m, &d)) {
+		cli_diag(&d);
+		return -1;
+	}
+	printf("%s: %zu metric sets\n", path, pk_oa_metrics_n_sets(m));
+	for (size_t i = 0; i < pk_oa_metrics_n_sets(m); i++) {
+		const struct pk_oa_set_info *s = pk_oa_metrics_set(m, i);
+
+		printf("  %-32s %-36s %4zu counters  %s\n", s->symbol_name,
+		       s->hw_config_guid ? s->hw_config_guid : "-", s->n_counters, s->name);
+	}
+	pk_oa_metrics_free(m);
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int list_dir(const char *dirpath, bool given)
+{
+	DIR *dir = opendir(dirpath);
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	int bad = 0;
+
+	if (!dir) {
+		if (given) {
+			cli_error("'%s': %s", dirpath, strerror(errno));
+			return 2;
+		}
+		printf("no metric files: %s: %s (give --metrics FILE or --metrics-dir DIR)\n", dirpath,
+		       strerror(errno));
+		return 0;
+	}
+	while ((e = readdir(dir))) {
+		if (fnmatch("oa-*.xml", e->d_name, 0))
+			continue;
+		if (pk_array_grow((void **)&names, &cap, n + 1, sizeof(*names), 16) ||
+		    !(names[n] = malloc(strlen(dirpath) + strlen(e->d_name) + 2))) {
+			cli_error("out of memory");
+			closedir(dir);
+			return 1;
+		}
+		sprintf(names[n++], "%s/%s", dirpath, e->d_name);
+	}
+	closedir(dir);
+	if (!n)
+		printf("no metric files (oa-*.xml) in %s\n", dirpath);
+	qsort(names, n, sizeof(*names), by_name);
+	for (size_t i = 0; i < n; i++) {
+		bad |= list_file(names[i]) != 0;
+		free(names[i]);
+	}
+	free(names);
+	return bad ? 2 : 0;
+}
+
+static int cmd_oa_list(int argc, char **argv)
+{
+	struct oa_cli o = { 0 };
+	const char *env = getenv(PK_OA_METRICS_ENV);
+	struct stat st;
+	int err;
+
+	if ((err = parse_args(&o, argc, argv, false)))
+		return err > 0 ? 0 : 2;
+	if (optind < argc) {
+		cli_error("unexpected argument '%s'", argv[optind]);
+		return 2;
+	}
+	list_devices();
+	if (o.metrics)
+		return list_file(o.metrics) ? 2 : 0;
+	if (o.metrics_dir)
+		return list_dir(o.metrics_dir, true);
+	if (env && *env)
+		return stat(env, &st) == 0 && S_ISREG(st.st_mode) ? (list_file(env) ? 2 : 0)
+								     : list_dir(env, true);
+	return list_dir(PK_OA_METRICS_DIR, false);
+}
+
+/* ---- dispatch ------------------------------------------------------------------- */
+
+#ifndef HAVE_OA_RECORD
+static int cmd_oa_record(int argc, char **argv)
+{
+	cli_error("'perfkit oa record' is not built in this version");
+	return 2;
+}
+#endif
+
+static const struct cli_verb verbs[] = {
+	{ "list", cmd_oa_list },
+	{ "record", cmd_oa_record },
+	{ "report", cmd_oa_report },
+};
+
+int cmd_oa(int argc, char **argv)
+{
+	const struct cli_verb *match;
+
+	if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage_text, argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	match = cli_find_verb(verbs, sizeof(verbs) / sizeof(verbs[0]), "oa", argv[1]);
+	if (!match) {
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	return match->run(argc - 1, argv + 1);
+}

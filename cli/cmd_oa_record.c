@@ -1,0 +1,352 @@
+/*
+ * perfkit oa record: the i915 OA counters of the GPU, recorded into IGT's
+ * i915-perf recording format (readable by perfkit oa report,
+ * i915-perf-reader and gpuvis) until --duration, Ctrl-C, or the end of the
+ * command given after "--". The metric set is named by its symbol name or
+ * GUID and looked up in Intel's metric file of the platform for its GUID;
+ * the kernel's id of the set comes from sysfs. Without metric files give
+ * --guid (or --metric-id) directly. The library does the work
+ * (pk_oa_device_open, pk_oa_capture_run); this file parses, prints and
+ * runs the command.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <perfkit/oa.h>
+#include "cli.h"
+#include "cmd_oa_record.h"
+
+static const char usage[] =
+	"usage: perfkit oa record [-m SET] [-p PERIOD] [-o FILE] [--duration S] [--card N]\n"
+	"                         [--metrics FILE|--metrics-dir DIR] [--guid GUID] [--metric-id N]\n"
+	"                         [--sys-root DIR] [--dev-root DIR] [-- CMD ...]\n"
+	"\n"
+	"Record the i915 OA counters of the GPU in IGT's i915-perf recording format.\n"
+	"\n"
+	"  -m, --metric-set SET   metric set by symbol name or GUID (default RenderBasic)\n"
+	"  -p, --period PERIOD    sampling period: a number with ns, us, ms or s (default 1ms);\n"
+	"                         the GPU samples every 2^(e+1) timestamp ticks, the nearest is used\n"
+	"  -e, --exponent E       the OA exponent itself (0-31), instead of -p\n"
+	"  -o, --output FILE      the recording (default i915_perf.record)\n"
+	"      --duration S       stop after S seconds (default: Ctrl-C or the end of CMD)\n"
+	"      --card N           use /dev/dri/cardN (default: the first i915 card)\n"
+	"      --metrics FILE     Intel's metric file (oa-<platform>.xml) to find the set's GUID in\n"
+	"      --metrics-dir DIR  look for oa-<platform>.xml in DIR (default: $" PK_OA_METRICS_ENV ",\n"
+	"                         else " PK_OA_METRICS_DIR ")\n"
+	"      --guid GUID        the set's GUID, without metric files\n"
+	"      --metric-id N      the kernel's id of the set, instead of its sysfs entry\n"
+	"      --sys-root DIR     read devices from DIR instead of /sys\n"
+	"      --dev-root DIR     open device nodes under DIR instead of /dev\n"
+	"  CMD                    run it and record until it exits; perfkit exits with its status\n";
+
+enum { OPT_DURATION = 256, OPT_CARD, OPT_METRICS, OPT_METRICS_DIR, OPT_GUID, OPT_METRIC_ID,
+       OPT_SYS_ROOT, OPT_DEV_ROOT };
+
+struct rec_cli {
+	const char *set, *output, *metrics, *metrics_dir, *guid, *sys_root, *dev_root;
+	uint64_t period_ns, metric_id;
+	int exponent, card;
+	double duration;
+	char **argv;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* "1ms", "500us", "2000000ns", "0.5s", "1000" (ns) into ns. */
+static int parse_period(const char *arg, uint64_t *ns)
+{
+	static const struct { const char *unit; double mul; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1 },
+	};
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || !(v > 0))
+		goto bad;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit))
+			continue;
+		v *= units[i].mul;
+		if (v < 1 || v > 1e12)
+			goto bad;
+		*ns = (uint64_t)(v + 0.5);
+		return 0;
+	}
+bad:
+	cli_error("invalid value '%s' for -p: give a period such as 1ms, 500us or 100000ns", arg);
+	return -EINVAL;
+}
+
+static int parse(struct rec_cli *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "metric-set", required_argument, NULL, 'm' },
+		{ "period", required_argument, NULL, 'p' },
+		{ "exponent", required_argument, NULL, 'e' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "card", required_argument, NULL, OPT_CARD },
+		{ "metrics", required_argument, NULL, OPT_METRICS },
+		{ "metrics-dir", required_argument, NULL, OPT_METRICS_DIR },
+		{ "guid", required_argument, NULL, OPT_GUID },
+		{ "metric-id", required_argument, NULL, OPT_METRIC_ID },
+		{ "sys-root", required_argument, NULL, OPT_SYS_ROOT },
+		{ "dev-root", required_argument, NULL, OPT_DEV_ROOT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	int opt;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+m:p:e:o:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'm': o->set = optarg; break;
+		case 'p':
+			if (parse_period(optarg, &o->period_ns))
+				return -EINVAL;
+			break;
+		case 'e':
+			if (cli_parse_u64("-e", optarg, 0, PK_OA_EXPONENT_MAX, &v))
+				return -EINVAL;
+			o->exponent = (int)v;
+			break;
+		case 'o':
+			if (!*optarg) {
+				cli_error("invalid value '' for -o: give a file name");
+				return -EINVAL;
+			}
+			o->output = optarg;
+			break;
+		case OPT_DURATION:
+			if (cli_parse_seconds("--duration", optarg, &o->duration))
+				return -EINVAL;
+			break;
+		case OPT_CARD:
+			if (cli_parse_u64("--card", optarg, 0, 255, &v))
+				return -EINVAL;
+			o->card = (int)v;
+			break;
+		case OPT_METRICS: o->metrics = optarg; break;
+		case OPT_METRICS_DIR: o->metrics_dir = optarg; break;
+		case OPT_GUID: o->guid = optarg; break;
+		case OPT_METRIC_ID:
+			if (cli_parse_u64("--metric-id", optarg, 1, UINT64_MAX, &o->metric_id))
+				return -EINVAL;
+			break;
+		case OPT_SYS_ROOT: o->sys_root = optarg; break;
+		case OPT_DEV_ROOT: o->dev_root = optarg; break;
+		case 'h':
+			fputs(usage, stdout);
+			return 1;
+		case '?':
+			cli_bad_option(argv, "mpeo");
+			return -EINVAL;
+		}
+	}
+	if (optind < argc)
+		o->argv = argv + optind;
+	if (o->metrics && o->metrics_dir) {
+		cli_error("--metrics and --metrics-dir cannot be given together");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The set's symbol name and GUID: from --guid, else from the platform's
+ * metric file. *@m holds the strings (free with pk_oa_metrics_free).
+ */
+static int resolve_set(const struct rec_cli *o, const struct pk_oa_device *dev,
+		       struct pk_oa_metrics **m, const char **name, const char **guid)
+{
+	const struct pk_oa_platform *p = pk_oa_device_platform(dev);
+	const char *dir = o->metrics_dir, *env = getenv(PK_OA_METRICS_ENV);
+	const struct pk_oa_set_info *set;
+	char path[4096];
+	struct pk_diag d;
+	struct stat st;
+
+	*name = o->set;
+	*guid = o->guid;
+	if (o->guid || (o->metric_id && !o->metrics && !o->metrics_dir))
+		return 0;
+	pk_diag_init(&d);
+	if (o->metrics) {
+		snprintf(path, sizeof(path), "%s", o->metrics);
+	} else {
+		if (!dir && env && *env && stat(env, &st) == 0 && S_ISREG(st.st_mode)) {
+			snprintf(path, sizeof(path), "%s", env);
+		} else if (pk_oa_metrics_find_platform(dir ? dir : env && *env ? env : PK_OA_METRICS_DIR,
+						       p->metrics, path, sizeof(path), &d)) {
+			cli_diag(&d);
+			fprintf(stderr, "hint: give the metric file with --metrics FILE, or the set's GUID with --guid\n");
+			return -ENOENT;
+		}
+	}
+	if (pk_oa_metrics_load(path, m, &d)) {
+		cli_diag(&d);
+		return d.err ? d.err : -EINVAL;
+	}
+	set = pk_oa_metrics_find_set(*m, o->set);
+	if (!set || !set->hw_config_guid) {
+		cli_error("'%s': no metric set '%s'%s", path, o->set, set ? " with a GUID" : "");
+		fprintf(stderr, "hint: perfkit oa list --metrics %s lists the sets\n", path);
+		return -ENOENT;
+	}
+	*name = set->symbol_name;
+	*guid = set->hw_config_guid;
+	return 0;
+}
+
+struct run {
+	struct pk_workload wl;
+	int child_status;
+	bool pending;         /* a command waits to be released */
+	int start_err;        /* its exec's -errno */
+	struct pk_diag start_diag;
+};
+
+/* Reap the command if it has ended. 1 when it has (status kept), 0 while it runs. */
+static int child_done(struct run *r)
+{
+	return cli_reap_child(&r->wl.pid, &r->child_status);
+}
+
+/*
+ * Asked by the capture after every poll. The first call comes once the
+ * stream is open and the recording's header written: the command is
+ * released then, so that all of it is recorded.
+ */
+static int should_stop(void *ctx)
+{
+	struct run *r = ctx;
+
+	if (r->pending) {
+		r->pending = false;
+		pk_diag_init(&r->start_diag);
+		if ((r->start_err = pk_workload_start(&r->wl, &r->start_diag)))
+			return 1;
+	}
+	return stop || child_done(r);
+}
+
+/* Stop a command still running (Ctrl-C, --duration, an error) with SIGTERM. */
+static void end_child(struct run *r)
+{
+	int st;
+
+	if (r->wl.pid <= 0)
+		return;
+	kill(r->wl.pid, SIGTERM);
+	while (waitpid(r->wl.pid, &st, 0) < 0) {
+		if (errno != EINTR) {
+			st = 0;
+			break;
+		}
+	}
+	r->wl.pid = -1;
+}
+
+int cmd_oa_record(int argc, char **argv)
+{
+	struct rec_cli o = { .set = "RenderBasic", .output = "i915_perf.record", .exponent = -1,
+			     .card = -1, .period_ns = 1000000 };
+	struct pk_oa_device_opts dopts = { .sz = sizeof(dopts) };
+	struct pk_oa_capture_opts copts = { .sz = sizeof(copts) };
+	struct pk_oa_capture_stats st;
+	struct run r = { .child_status = -1, .wl = { .pid = -1, .go_fd = -1, .err_fd = -1 } };
+	struct pk_oa_metrics *m = NULL;
+	struct pk_oa_device *dev = NULL;
+	const char *name, *guid;
+	struct sigaction sa;
+	struct pk_diag d;
+	int err, status = 0;
+
+	if ((err = parse(&o, argc, argv)))
+		return err > 0 ? 0 : 2;
+	cli_log_init(0);
+	pk_diag_init(&d);
+	dopts.sys_root = o.sys_root;
+	dopts.dev_root = o.dev_root;
+	dopts.card = o.card;
+	if (pk_oa_device_open(&dopts, &dev, &d)) {
+		cli_diag(&d);
+		return 1;
+	}
+	if (resolve_set(&o, dev, &m, &name, &guid)) {
+		pk_oa_device_close(dev);
+		return 2;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;   /* no SA_RESTART: poll ends at once */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (o.argv && pk_workload_prepare(&r.wl, o.argv, &d)) {
+		cli_diag(&d);
+		status = 2;
+		goto out;
+	}
+	copts.metric_set_name = name;
+	copts.metric_set_uuid = guid;
+	copts.metric_id = o.metric_id;
+	copts.exponent = o.exponent;
+	copts.period_ns = o.period_ns;
+	copts.duration_ns = (uint64_t)(o.duration * 1e9);
+	copts.should_stop = should_stop;
+	copts.stop_ctx = &r;
+	r.pending = o.argv != NULL;
+	pk_diag_init(&d);
+	err = pk_oa_capture_run(dev, &copts, o.output, &st, &d);
+	end_child(&r);
+	if (r.start_err) {
+		cli_error("'%s': %s", o.argv[0], r.start_diag.msg);
+		status = r.start_err == -EACCES ? 126 : 127;
+	}
+	if (err) {
+		cli_diag(&d);
+		status = 1;
+		if (!st.correlations)
+			goto out;
+	}
+	if (stop)
+		fprintf(stderr, "[ perfkit oa record: interrupted by a signal; the file is complete ]\n");
+	fprintf(stderr, "[ perfkit oa record: %s (%s, metric set %s, id %llu), exponent %d (%.3f ms) ]\n",
+		pk_oa_device_node(dev), pk_oa_device_platform(dev)->name, name,
+		(unsigned long long)st.metric_id, st.exponent, st.period_ns / 1e6);
+	fprintf(stderr, "[ perfkit oa record: %llu report%s, %llu lost, %llu buffer overflow%s, %llu correlation point%s, %.3f MB written to %s ]\n",
+		(unsigned long long)st.reports, st.reports == 1 ? "" : "s",
+		(unsigned long long)st.reports_lost,
+		(unsigned long long)st.buffers_lost, st.buffers_lost == 1 ? "" : "s",
+		(unsigned long long)st.correlations, st.correlations == 1 ? "" : "s",
+		st.file_bytes / 1e6, o.output);
+	if (!status && !r.start_err && r.child_status >= 0 && o.argv) {
+		if (WIFEXITED(r.child_status))
+			status = WEXITSTATUS(r.child_status);
+		else if (WIFSIGNALED(r.child_status))
+			status = 128 + WTERMSIG(r.child_status);
+	}
+out:
+	if (r.wl.pid > 0)
+		pk_workload_abort(&r.wl);
+	pk_oa_metrics_free(m);
+	pk_oa_device_close(dev);
+	return status;
+}

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# perfkit oa report on the recordings of ../shared/data/i915-perf (PK_SHARED):
+# `--json -c all` against IGT's saved i915-perf-reader output (segments, CPU
+# and GPU times, contexts, every counter: integers exact, floats to 1e-6
+# relative or %f's six decimals), the text output byte for byte with -r,
+# the DG2 recording (no acmgt3 metric file) with -c none (decoding only),
+# every edge_* file (a clear message and exit 2, or the documented result,
+# never a crash), `perfkit oa list`, and usage errors.
+. "$(dirname "$0")/tap-lib.bash"
+[ -x "$PERFKIT" ] || skip_all "$PERFKIT not built"
+"$PERFKIT" oa help >/dev/null 2>&1 || skip_all "this perfkit has no oa command"
+perl -MJSON::PP -e 1 2>/dev/null || skip_all "perl JSON::PP is missing"
+SHARED=${PK_SHARED:-../shared}
+D=$SHARED/data/i915-perf
+M=$SHARED/data/intel-oa
+[ -d "$D" ] || skip_all "no recordings in $D (set PK_SHARED)"
+
+# compare JSON READER-OUTPUT: prints "ok" or the differences
+compare() {
+	perl -MJSON::PP -e '
+		my ($json, $txt) = @ARGV;
+		local $/; open my $j, "<", $json or die; my $r = decode_json(<$j>);
+		open my $t, "<", $txt or die; my @l = split /\n/, <$t>;
+		my (@seg, $cur, $reports, @bad);
+		for (@l) {
+			$reports = $1 if /^Reports: (\d+)/;
+			if (/^Time: CPU=0x(\w+)-0x(\w+) GPU=0x(\w+)-0x(\w+)/) {
+				push @seg, { cpu0 => hex $1, cpu1 => hex $2, gpu0 => hex $3, gpu1 => hex $4, c => [] };
+				$cur = undef; next;
+			}
+			if (/^hw_id=0x(\w+)/) { $seg[-1]{hw} = hex $1; $cur = $seg[-1]{c}; next }
+			if (/^ report/) { $cur = undef; next }
+			push @$cur, [$1, $2] if $cur && /^   (\w+): (\S+)$/;
+		}
+		push @bad, "reports $r->{reports} vs $reports" if $r->{reports} != $reports;
+		push @bad, "segments " . @{$r->{segments}} . " vs " . @seg if @{$r->{segments}} != @seg;
+		for my $i (0 .. $#seg) {
+			my ($s, $w) = ($r->{segments}[$i], $seg[$i]);
+			next unless $s;
+			push @bad, "segment $i times/context" unless $s->{ctx_id} == $w->{hw} &&
+				$s->{cpu_ns_start} == $w->{cpu0} && $s->{cpu_ns_end} == $w->{cpu1} &&
+				$s->{gpu_ts_start} == $w->{gpu0} && $s->{gpu_ts_end} == $w->{gpu1};
+			my @names = keys %{$s->{counters}};
+			push @bad, "segment $i: " . @names . " counters vs " . @{$w->{c}}
+				if @names && @names != @{$w->{c}};
+			for my $c (@{$w->{c}}) {
+				my ($n, $v) = @$c;
+				next unless @names;
+				my $g = $s->{counters}{$n};
+				if (!defined $g) { push @bad, "segment $i: no $n"; next }
+				my $d = abs($g - $v);
+				push @bad, "segment $i: $n $g vs $v"
+					unless ($v =~ /\./ ? ($d <= 1e-6 * abs($v) || $d <= 5.0000001e-7) : "$g" eq $v);
+			}
+		}
+		print @bad ? join("\n", @bad) . "\n" : "ok\n";
+	' "$1" "$2"
+}
+
+for f in bdw_renderbasic bdw_testoa skl_renderbasic tgl_renderbasic hsw_renderbasic dg2_renderbasic; do
+	c=all; [ $f = dg2_renderbasic ] && c=none
+	"$PERFKIT" oa report "$D/$f.i915perf" --metrics-dir "$M" -c $c --json >"$TMP/$f.json" 2>"$TMP/$f.err"
+	is "$?" 0 "$f: report --json -c $c exits 0"
+	r=$(compare "$TMP/$f.json" "$D/$f.reader-output.txt" 2>&1)
+	is "$r" ok "$f: segments and counters equal i915-perf-reader's"
+	if [ $f != dg2_renderbasic ]; then
+		"$PERFKIT" oa report "$D/$f.i915perf" --metrics-dir "$M" -c all -r >"$TMP/$f.txt" 2>&1
+		if cmp -s "$TMP/$f.txt" "$D/$f.reader-output.txt"; then pass "$f: text -c all -r equals the reader's byte for byte"
+		else fail "$f: text -c all -r equals the reader's byte for byte" "$(diff "$TMP/$f.txt" "$D/$f.reader-output.txt" | head -5)"; fi
+	fi
+done
+PERFKIT_OA_METRICS=$M "$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --json >"$TMP/env.json" 2>&1
+is "$(compare "$TMP/env.json" "$D/bdw_renderbasic.reader-output.txt")" ok "\$PERFKIT_OA_METRICS directory, every counter by default"
+PERFKIT_OA_METRICS=$M/oa-bdw.xml "$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --json >"$TMP/env2.json" 2>&1
+is "$(compare "$TMP/env2.json" "$D/bdw_renderbasic.reader-output.txt")" ok "\$PERFKIT_OA_METRICS file"
+"$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics "$M/oa-bdw.xml" -r --json >"$TMP/pr.json" 2>&1
+is "$(perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>); print scalar(@{$r->{segments}[0]{per_report}}), " ", $r->{segments}[0]{per_report}[0]{counters}{GpuTime}, " ", $r->{segments}[0]{per_report}[0]{reason}' <"$TMP/pr.json")" \
+	"3 1000000 timer" "--per-report --json: 3 pairs in the first segment, GpuTime 1000000 each"
+
+# edge cases: exit status and message, never a crash
+edge() { # edge NAME WANT-STATUS WANT-STDERR-OR-STDOUT-PATTERN
+	"$PERFKIT" oa report "$D/$1.i915perf" --metrics-dir "$M" -c GpuTime,GpuBusy --json >"$TMP/$1.out" 2>"$TMP/$1.err"
+	local st=$?
+	if [ $st = "$2" ] && grep -q -- "$3" "$TMP/$1.out" "$TMP/$1.err"; then pass "$1: exit $2, '$3'"
+	else fail "$1: exit $2, '$3'" "exit $st: $(cat "$TMP/$1.err" "$TMP/$1.out" | head -3)"; fi
+}
+edge edge_badversion 2 "edge_badversion.i915perf': unsupported recording version 2 (expected 1)"
+edge edge_notopo 2 "edge_notopo.i915perf': invalid file, missing"
+edge edge_unknownmetric 2 "edge_unknownmetric.i915perf': metric set 'NoSuchSet' not found in .*oa-bdw.xml"
+edge edge_zero_reports 0 '"reports":0,"lost":0,"segments":\[\]'
+edge edge_lost 0 '"lost":2,.*"counters":{"GpuTime":2000000,"GpuBusy":75}'
+edge edge_ctx_invalid 0 '"ctx_id":4294967295,'
+edge edge_noversion_reordered 0 '"cpu_ns_start":1000000000000,'
+# one correlation point: CPU times at the timestamp frequency (12.5 MHz: 80 ns a tick) from it
+edge edge_onecorr 0 '"segments":\[{"ctx_id":32,"gpu_ts_start":268447956,"gpu_ts_end":268472956,"cpu_ns_start":1000001000000,"cpu_ns_end":1000003000000,'
+# past the last point: extrapolated from the last two
+edge edge_ts_past_last_corr 0 '"cpu_ns_end":1000003000000,'
+for f in edge_zero_reports edge_onecorr edge_ts_past_last_corr; do
+	"$PERFKIT" oa report "$D/$f.i915perf" --metrics-dir "$M" -c GpuTime,GpuBusy >/dev/null 2>&1
+	is "$?" 0 "$f: text output exits 0 (the reader crashes)"
+done
+
+# the uuid warning, on stderr with --json
+"$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics-dir "$M" -m TestOa --json >/dev/null 2>"$TMP/w.err"
+grep -q "warning: .*recorded with metric set uuid 'b541bd57" "$TMP/w.err" && pass "-m TestOa: uuid mismatch warned" || fail "-m TestOa: uuid mismatch warned" "$(cat "$TMP/w.err")"
+
+# usage and input errors
+"$PERFKIT" oa report >/dev/null 2>"$TMP/u.err"; is "$?" 2 "no recording: exit 2"
+"$PERFKIT" oa report "$TMP/none.i915perf" 2>"$TMP/u.err"; is "$?" 2 "missing recording: exit 2"
+grep -q "none.i915perf" "$TMP/u.err" && pass "missing recording named" || fail "missing recording named" "$(cat "$TMP/u.err")"
+"$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics-dir "$M" -c NoSuch 2>"$TMP/u.err" >/dev/null; is "$?" 2 "unknown counter: exit 2"
+grep -q "counter 'NoSuch' not in metric set 'RenderBasic'" "$TMP/u.err" && pass "unknown counter named" || fail "unknown counter named" "$(cat "$TMP/u.err")"
+"$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics-dir "$TMP" 2>"$TMP/u.err" >/dev/null; is "$?" 2 "no metric file: exit 2"
+grep -q "no metric file for platform 'bdw'" "$TMP/u.err" && pass "missing metric file named" || fail "missing metric file named" "$(cat "$TMP/u.err")"
+"$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --bogus 2>/dev/null; is "$?" 2 "unknown option: exit 2"
+"$PERFKIT" oa frobnicate 2>/dev/null; is "$?" 2 "unknown oa command: exit 2"
+head -c 100 "$D/bdw_renderbasic.i915perf" >"$TMP/trunc.i915perf"
+"$PERFKIT" oa report "$TMP/trunc.i915perf" --metrics-dir "$M" 2>"$TMP/u.err" >/dev/null; is "$?" 2 "truncated recording: exit 2"
+
+# list
+"$PERFKIT" oa list --metrics-dir "$M" >"$TMP/list.txt" 2>&1; is "$?" 0 "oa list --metrics-dir exits 0"
+grep -q "RenderBasic *b541bd57-0e0f-4154-b4c0-5858010a2bf7 *52 counters" "$TMP/list.txt" && pass "list: BDW RenderBasic, GUID and 52 counters" || fail "list: BDW RenderBasic" "$(head -5 "$TMP/list.txt")"
+grep -q "oa-hsw.xml: 6 metric sets" "$TMP/list.txt" && pass "list: every file of the directory" || fail "list: every file" "$(grep xml "$TMP/list.txt")"
+if ! ls /sys/class/drm/card*/device/driver 2>/dev/null | grep -q .; then
+	grep -q "no i915 device on this machine" "$TMP/list.txt" && pass "list: no device said plainly" || fail "list: no device said plainly"
+fi
+"$PERFKIT" oa list --metrics "$M/oa-tglgt2.xml" >"$TMP/list2.txt" 2>&1; is "$?" 0 "oa list --metrics FILE exits 0"
+grep -q "oa-tglgt2.xml: 26 metric sets" "$TMP/list2.txt" && pass "list --metrics: 26 TGL sets" || fail "list --metrics: 26 TGL sets" "$(cat "$TMP/list2.txt")"
+"$PERFKIT" oa list --metrics "$TMP/none.xml" >/dev/null 2>&1; is "$?" 2 "oa list --metrics missing: exit 2"
+done_testing
