@@ -90,8 +90,7 @@ static int decode(const char *path, int reps)
 	for (int r = 0; r < reps; r++) {
 		uint64_t deltas[PK_OA_MAX_VALUES] = { 0 }, t0 = now();
 
-		pk_oa_accumulate_run(pk_oa_recording_decoder(rec), pk_oa_recording_report(rec, 0),
-				     pk_oa_recording_report_stride(rec), n, deltas);
+		pk_oa_recording_accumulate(rec, 0, n - 1, deltas);
 		t[r] = now() - t0;
 		for (int k = 0; k < PK_OA_MAX_VALUES; k++)
 			sink += deltas[k];
@@ -103,8 +102,7 @@ static int decode(const char *path, int reps)
 		uint64_t deltas[PK_OA_MAX_VALUES] = { 0 }, t0 = now(), tc;
 
 		for (size_t r = 0; r < rounds; r++)
-			pk_oa_accumulate_run(pk_oa_recording_decoder(rec), pk_oa_recording_report(rec, 0),
-					     pk_oa_recording_report_stride(rec), m, deltas);
+			pk_oa_recording_accumulate(rec, 0, m - 1, deltas);
 		tc = now() - t0;
 		sink += deltas[2];
 		printf("CACHED pairs=%zu ns=%" PRIu64 " rate=%.0f\n", rounds * (m - 1), tc,

@@ -319,10 +319,19 @@ PK_API int pk_oa_recording_graphics_ver(const struct pk_oa_recording *rec);
 PK_API uint64_t pk_oa_recording_timestamp_frequency(const struct pk_oa_recording *rec);
 
 PK_API size_t pk_oa_recording_n_reports(const struct pk_oa_recording *rec);
-/* Raw bytes of report @i (fmt->report_size of them), in file order. */
+/*
+ * Raw bytes of report @i (fmt->report_size of them), in file order. They
+ * point into the recording itself (a file is mapped, not copied), valid
+ * until pk_oa_recording_free().
+ */
 PK_API const uint8_t *pk_oa_recording_report(const struct pk_oa_recording *rec, size_t i);
-/* Distance between consecutive reports returned by pk_oa_recording_report(). */
-PK_API size_t pk_oa_recording_report_stride(const struct pk_oa_recording *rec);
+/*
+ * Add the deltas of every consecutive pair of reports from @first to @last
+ * into @deltas (pk_oa_accumulate() of each pair; runs of evenly spaced
+ * reports go through pk_oa_accumulate_run()).
+ */
+PK_API void pk_oa_recording_accumulate(const struct pk_oa_recording *rec, size_t first, size_t last,
+				       uint64_t *deltas);
 
 /* Correlation points in file order. */
 PK_API const struct pk_oa_correlation *pk_oa_recording_correlations(const struct pk_oa_recording *rec,

@@ -22,8 +22,11 @@ struct pk_oa_recording {
 	struct pk_oa_decoder dec;
 	uint64_t timestamp_frequency;  /* the device's, else the platform's */
 
-	uint8_t *reports;              /* n_reports * stride bytes */
-	size_t n_reports, stride;
+	const uint8_t **reports;       /* each report, where it lies in the buffer */
+	size_t n_reports, stride;      /* stride: the format's report size */
+	void *buf;                     /* the recording's bytes, owned: mapped or copied */
+	size_t buf_len;
+	bool buf_mapped;
 
 	struct pk_oa_correlation *corr;
 	size_t n_corr;

@@ -152,6 +152,14 @@ int pk_oa_topology_derive(struct pk_oa_topology *t, int graphics_ver)
 	return 0;
 }
 
+/* What scan() found about the SAMPLE records. */
+struct scan_state {
+	size_t n_samples;
+	size_t min_len;          /* the shortest payload */
+	uint64_t min_off;        /* and its record's offset and size */
+	uint32_t min_size;
+};
+
 static int add_mark(struct pk_oa_recording *rec, size_t *cap, size_t before, uint32_t type,
 		    uint32_t corr)
 {
@@ -161,13 +169,19 @@ static int add_mark(struct pk_oa_recording *rec, size_t *cap, size_t before, uin
 	return 0;
 }
 
-/* Pass 1: framing, VERSION, the last DEVICE_INFO and TOPOLOGY, counts. */
-static int scan(struct pk_oa_recording *rec, const uint8_t *data, size_t len, size_t *n_samples,
-		size_t *n_corr, uint64_t *devinfo_off, struct pk_diag *diag)
+/*
+ * One pass over the records: framing, VERSION, the last DEVICE_INFO and
+ * TOPOLOGY, the reports (pointers into the buffer: they are not copied),
+ * correlations and where the loss records were. The shortest SAMPLE is
+ * remembered, to be checked once the device gives the report size.
+ */
+static int scan(struct pk_oa_recording *rec, const uint8_t *data, size_t len, uint64_t *devinfo_off,
+		struct scan_state *st, struct pk_diag *diag)
 {
 	struct pk_oa_record_iter it;
 	struct pk_oa_record r;
 	bool have_dev = false, have_topo = false;
+	size_t reports_cap = 0, corr_cap = 0, marks_cap = 0;
 	int err;
 
 	pk_oa_record_iter_init(&it, data, len);
@@ -191,16 +205,34 @@ static int scan(struct pk_oa_recording *rec, const uint8_t *data, size_t len, si
 			have_topo = true;
 			break;
 		case PK_OA_RECORD_CORRELATION:
-			(*n_corr)++;
+			if (pk_array_grow((void **)&rec->corr, &corr_cap, rec->n_corr + 1,
+					  sizeof(*rec->corr), 16) ||
+			    add_mark(rec, &marks_cap, rec->n_reports, r.type, (uint32_t)rec->n_corr))
+				return -ENOMEM;
+			rec->corr[rec->n_corr].cpu_ns = get64(r.payload);
+			rec->corr[rec->n_corr].gpu_ts = get64(r.payload + 8);
+			rec->n_corr++;
 			break;
 		case PK_OA_RECORD_SAMPLE:
-			(*n_samples)++;
+			if (rec->n_reports == reports_cap &&
+			    pk_array_grow((void **)&rec->reports, &reports_cap, rec->n_reports + 1,
+					  sizeof(*rec->reports), 1024))
+				return -ENOMEM;
+			rec->reports[rec->n_reports++] = r.payload;
+			if (!st->n_samples++ || r.payload_len < st->min_len) {
+				st->min_len = r.payload_len;
+				st->min_off = r.offset;
+				st->min_size = r.size;
+			}
 			break;
 		case PK_OA_RECORD_REPORT_LOST:
-			rec->reports_lost++;
-			break;
 		case PK_OA_RECORD_BUFFER_LOST:
-			rec->buffers_lost++;
+			if (add_mark(rec, &marks_cap, rec->n_reports, r.type, 0))
+				return -ENOMEM;
+			if (r.type == PK_OA_RECORD_REPORT_LOST)
+				rec->reports_lost++;
+			else
+				rec->buffers_lost++;
 			break;
 		default:
 			rec->unknown++;
@@ -234,63 +266,37 @@ static int setup_device(struct pk_oa_recording *rec, uint64_t off, struct pk_dia
 	return 0;
 }
 
-/* Pass 2: reports, correlations and where the loss records were. */
-static int collect(struct pk_oa_recording *rec, const uint8_t *data, size_t len, size_t n_samples,
-		   size_t n_corr, struct pk_diag *diag)
-{
-	struct pk_oa_record_iter it;
-	struct pk_oa_record r;
-	size_t marks_cap = 0;
-	int err;
-
-	if (n_samples && !(rec->reports = malloc(n_samples * rec->stride)))
-		return -ENOMEM;
-	if (n_corr && !(rec->corr = calloc(n_corr, sizeof(*rec->corr))))
-		return -ENOMEM;
-	pk_oa_record_iter_init(&it, data, len);
-	while ((err = pk_oa_record_next(&it, &r, diag)) > 0) {
-		switch (r.type) {
-		case PK_OA_RECORD_SAMPLE:
-			if (r.payload_len < rec->stride)
-				return PK_CORRUPT(diag, r.offset,
-						  "sample record too short for a %s report (size %u, expected %zu)",
-						  rec->dec.fmt->name, r.size, rec->stride + 8);
-			memcpy(rec->reports + rec->n_reports * rec->stride, r.payload, rec->stride);
-			rec->n_reports++;
-			break;
-		case PK_OA_RECORD_CORRELATION:
-			rec->corr[rec->n_corr].cpu_ns = get64(r.payload);
-			rec->corr[rec->n_corr].gpu_ts = get64(r.payload + 8);
-			if (add_mark(rec, &marks_cap, rec->n_reports, r.type, (uint32_t)rec->n_corr))
-				return -ENOMEM;
-			rec->n_corr++;
-			break;
-		case PK_OA_RECORD_REPORT_LOST:
-		case PK_OA_RECORD_BUFFER_LOST:
-			if (add_mark(rec, &marks_cap, rec->n_reports, r.type, 0))
-				return -ENOMEM;
-			break;
-		}
-	}
-	return err;
-}
-
-int pk_oa_recording_read_mem(const void *data, size_t len, const char *name,
-			     struct pk_oa_recording **out, struct pk_diag *diag)
+/*
+ * Read the recording in @buf (owned from here on: kept for the reports,
+ * which are not copied, and released with the recording or on failure).
+ */
+static int read_owned(void *buf, size_t len, bool mapped, const char *name,
+		      struct pk_oa_recording **out, struct pk_diag *diag)
 {
 	struct pk_oa_recording *rec = calloc(1, sizeof(*rec));
-	size_t n_samples = 0, n_corr = 0;
+	const uint8_t *data = buf;
+	struct scan_state st = { 0 };
 	uint64_t devinfo_off = 0;
 	int err;
 
 	*out = NULL;
-	if (!rec)
+	if (!rec) {
+		if (mapped)
+			munmap(buf, len);
+		else
+			free(buf);
 		return -ENOMEM;
-	err = scan(rec, data, len, &n_samples, &n_corr, &devinfo_off, diag);
+	}
+	rec->buf = buf;
+	rec->buf_len = len;
+	rec->buf_mapped = mapped;
+	err = scan(rec, data, len, &devinfo_off, &st, diag);
 	if (!err)
 		err = setup_device(rec, devinfo_off, diag);
-	if (!err)
-		err = collect(rec, data, len, n_samples, n_corr, diag);
+	if (!err && st.n_samples && st.min_len < rec->stride)
+		err = PK_CORRUPT(diag, st.min_off,
+				 "sample record too short for a %s report (size %u, expected %zu)",
+				 rec->dec.fmt->name, st.min_size, rec->stride + 8);
 	if (err) {
 		if (err == -ENOMEM)
 			pk_diag_fail(diag, err, "out of memory");
@@ -300,6 +306,21 @@ int pk_oa_recording_read_mem(const void *data, size_t len, const char *name,
 	}
 	*out = rec;
 	return 0;
+}
+
+int pk_oa_recording_read_mem(const void *data, size_t len, const char *name,
+			     struct pk_oa_recording **out, struct pk_diag *diag)
+{
+	void *copy = malloc(len ? len : 1);
+
+	*out = NULL;
+	if (!copy) {
+		pk_diag_subject(diag, name);
+		return pk_diag_fail(diag, -ENOMEM, "out of memory");
+	}
+	if (len)
+		memcpy(copy, data, len);
+	return read_owned(copy, len, false, name, out, diag);
 }
 
 int pk_oa_recording_read_file(const char *path, struct pk_oa_recording **out,
@@ -320,17 +341,16 @@ int pk_oa_recording_read_file(const char *path, struct pk_oa_recording **out,
 		goto fail;
 	}
 	if (st.st_size > 0) {
-		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 		if (map == MAP_FAILED) {
 			err = -errno;
 			goto fail;
 		}
 	}
 	close(fd);
-	err = pk_oa_recording_read_mem(map, (size_t)st.st_size, path, out, diag);
-	if (map)
-		munmap(map, (size_t)st.st_size);
-	return err;
+	if (!map)
+		return read_owned(NULL, 0, false, path, out, diag);
+	return read_owned(map, (size_t)st.st_size, true, path, out, diag);
 fail:
 	if (fd >= 0)
 		close(fd);
@@ -344,6 +364,10 @@ void pk_oa_recording_free(struct pk_oa_recording *rec)
 	if (!rec)
 		return;
 	free(rec->reports);
+	if (rec->buf_mapped)
+		munmap(rec->buf, rec->buf_len);
+	else
+		free(rec->buf);
 	free(rec->corr);
 	free(rec->marks);
 	free(rec);
@@ -385,10 +409,31 @@ size_t pk_oa_recording_n_reports(const struct pk_oa_recording *rec) { return rec
 
 const uint8_t *pk_oa_recording_report(const struct pk_oa_recording *rec, size_t i)
 {
-	return i < rec->n_reports ? rec->reports + i * rec->stride : NULL;
+	return i < rec->n_reports ? rec->reports[i] : NULL;
 }
 
-size_t pk_oa_recording_report_stride(const struct pk_oa_recording *rec) { return rec->stride; }
+void pk_oa_recording_accumulate(const struct pk_oa_recording *rec, size_t first, size_t last,
+				uint64_t *deltas)
+{
+	size_t i = first;
+
+	if (last >= rec->n_reports)
+		return;
+	/* runs of reports evenly spaced in the file go through the fast run loop */
+	while (i < last) {
+		ptrdiff_t step = rec->reports[i + 1] - rec->reports[i];
+		size_t j = i + 1;
+
+		while (j < last && rec->reports[j + 1] - rec->reports[j] == step)
+			j++;
+		if (step > 0)
+			pk_oa_accumulate_run(&rec->dec, rec->reports[i], (size_t)step, j - i + 1, deltas);
+		else
+			for (size_t k = i; k < j; k++)
+				pk_oa_accumulate(&rec->dec, rec->reports[k], rec->reports[k + 1], deltas);
+		i = j;
+	}
+}
 
 const struct pk_oa_correlation *pk_oa_recording_correlations(const struct pk_oa_recording *rec,
 							    size_t *n)

@@ -112,7 +112,7 @@ int pk_oa_recording_write(const struct pk_oa_recording *rec, struct pk_buf *b)
 				return err;
 		}
 		if (r < rec->n_reports &&
-		    (err = pk_oa_write_sample(b, rec->reports + r * rec->stride, rec->stride)))
+		    (err = pk_oa_write_sample(b, rec->reports[r], rec->stride)))
 			return err;
 	}
 	return 0;

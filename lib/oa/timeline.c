@@ -166,8 +166,7 @@ int pk_oa_timeline_build(const struct pk_oa_recording *rec, struct pk_oa_timelin
 
 		seg->end = last ? n - 1 : tl->segments[s + 1].first;
 		seg->n_reports = seg->end - seg->first + (last ? 1 : 0);
-		pk_oa_accumulate_run(d, pk_oa_recording_report(rec, seg->first), rec->stride,
-				     seg->end - seg->first + 1, seg->deltas);
+		pk_oa_recording_accumulate(rec, seg->first, seg->end, seg->deltas);
 		pk_oa_report_header(d, pk_oa_recording_report(rec, seg->first), &h);
 		seg->gpu_ts_start = h.timestamp;
 		pk_oa_report_header(d, pk_oa_recording_report(rec, seg->end), &h);

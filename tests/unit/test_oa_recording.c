@@ -258,9 +258,12 @@ static void check_rewrite(const char *base, const char *args, bool reader)
 
 		pk_oa_recording_correlations(rec, &n1);
 		pk_oa_recording_correlations(back, &n2);
-		ok(pk_oa_recording_n_reports(back) == pk_oa_recording_n_reports(rec) && n1 == n2 &&
-		   memcmp(pk_oa_recording_report(back, 0), pk_oa_recording_report(rec, 0),
-			  pk_oa_recording_n_reports(rec) * pk_oa_recording_report_stride(rec)) == 0 &&
+		bool same = pk_oa_recording_n_reports(back) == pk_oa_recording_n_reports(rec);
+
+		for (size_t i = 0; same && i < pk_oa_recording_n_reports(rec); i++)
+			same = memcmp(pk_oa_recording_report(back, i), pk_oa_recording_report(rec, i),
+				      pk_oa_recording_decoder(rec)->fmt->report_size) == 0;
+		ok(same && n1 == n2 &&
 		   pk_oa_recording_reports_lost(back) == pk_oa_recording_reports_lost(rec) &&
 		   pk_oa_recording_buffers_lost(back) == pk_oa_recording_buffers_lost(rec) &&
 		   memcmp(pk_oa_recording_device(back), pk_oa_recording_device(rec),
