@@ -38,30 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <perfkit/oa.h>
-
-/* Deepest stack an expression may use (IGT's files use at most a handful). */
-#define MAX_DEPTH 64
-
-enum opcode {
-	I_IMM,    /* push imm (uint64) */
-	I_FIMM,   /* push imm reinterpreted as double */
-	I_VAR,    /* push device variable idx */
-	I_READ,   /* push deltas[off[ns] + idx] */
-	I_CTR,    /* push counters[idx] */
-	I_UADD, I_USUB, I_UMUL, I_UDIV, I_UMIN,
-	I_FADD, I_FSUB, I_FMUL, I_FDIV, I_FMAX,
-	I_AND, I_OR, I_SHL, I_SHR,
-	I_LAND, I_LOR, I_ULT, I_ULTE, I_UGT, I_UGTE, I_EQ,
-	I_NOT,
-};
-
-struct insn {
-	uint8_t op;
-	uint8_t ns;
-	uint32_t idx;
-	uint64_t imm;
-};
+#include "eval_int.h"
 
 static const struct {
 	const char *tok;
@@ -109,18 +86,6 @@ static const struct {
 
 /* ---- programs ------------------------------------------------------------------ */
 
-/* A growable instruction array shared by all programs of one set. */
-struct code {
-	struct insn *v;
-	size_t n, cap;
-};
-
-/* One compiled expression: a slice of a struct code. */
-struct prog {
-	uint32_t start, n;
-	bool present;
-};
-
 static int emit(struct code *c, struct insn in)
 {
 	if (c->n == c->cap && pk_array_grow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v), 64))
@@ -128,13 +93,6 @@ static int emit(struct code *c, struct insn in)
 	c->v[c->n++] = in;
 	return 0;
 }
-
-/* Looks up $names of counters: sorted (name, index) pairs. */
-struct names {
-	const char *const *name;   /* by counter index */
-	uint32_t *sorted;          /* indices sorted by name, then index */
-	size_t n;
-};
 
 static int cmp_names(const void *a, const void *b, void *ctx)
 {
@@ -145,7 +103,7 @@ static int cmp_names(const void *a, const void *b, void *ctx)
 	return r ? r : (x > y) - (x < y);
 }
 
-static int names_init(struct names *nm, const char *const *name, size_t n)
+int oa_names_init(struct names *nm, const char *const *name, size_t n)
 {
 	nm->name = name;
 	nm->n = n;
@@ -256,8 +214,8 @@ enum slot { S_VALUE, S_LITERAL, S_NS };
  * ("'RenderBasic' counter 'GpuBusy' equation"). @names resolves counter
  * references (NULL: none allowed).
  */
-static int compile(struct code *c, struct prog *p, const char *text, const struct names *names,
-		   const char *what, struct pk_diag *diag)
+int oa_compile(struct code *c, struct prog *p, const char *text, const struct names *names,
+	       const char *what, struct pk_diag *diag)
 {
 	enum slot kind[MAX_DEPTH];
 	uint64_t lit[MAX_DEPTH];
@@ -646,11 +604,11 @@ PK_API int pk_oa_expr_compile(const char *text, const char *const *counter_names
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	if ((err = names_init(&nm, counter_names, n_counters))) {
+	if ((err = oa_names_init(&nm, counter_names, n_counters))) {
 		free(e);
 		return err;
 	}
-	err = compile(&e->code, &e->prog, text, &nm, "equation", diag);
+	err = oa_compile(&e->code, &e->prog, text, &nm, "equation", diag);
 	free(nm.sorted);
 	if (err) {
 		pk_oa_expr_free(e);
@@ -673,202 +631,16 @@ PK_API struct pk_oa_value pk_oa_expr_eval(const struct pk_oa_expr *e, const stru
 {
 	static const struct pk_oa_env none;
 
-	return to_value(run(e->code.v + e->prog.start, e->prog.n, env ? env : &none), type);
+	return oa_prog_eval(&e->code, &e->prog, env ? env : &none, type);
 }
 
-/* ---- a metric set -------------------------------------------------------------- */
-
-struct pk_oa_eval {
-	const struct pk_oa_set_info *set;
-	struct pk_oa_devvars vars;
-	const struct pk_oa_format_info *fmt;
-	struct code code;
-	struct prog *eq, *max;     /* per counter */
-	bool *avail;
-	size_t n_avail;
-	uint32_t *order;           /* counters in evaluation order */
-};
-
-PK_API void pk_oa_eval_free(struct pk_oa_eval *ev)
+struct pk_oa_value oa_prog_eval(const struct code *c, const struct prog *p, const struct pk_oa_env *env,
+				enum pk_oa_data_type type)
 {
-	if (!ev)
-		return;
-	free(ev->code.v);
-	free(ev->eq);
-	free(ev->max);
-	free(ev->avail);
-	free(ev->order);
-	free(ev);
+	return to_value(run(c->v + p->start, p->n, env), type);
 }
 
-/* Deepest chain of $Counter references followed (IGT's files: 3). */
-#define MAX_REF_DEPTH 1024
-
-/*
- * Depth-first walk of counter @i's references, appending each counter to
- * ev->order after those it references. @state: 0 new, 1 on the path, 2 done.
- */
-static int topo_visit(struct pk_oa_eval *ev, uint32_t i, uint8_t *state, size_t *n_order,
-		      uint32_t *path, size_t depth, struct pk_diag *diag)
+bool oa_prog_true(const struct code *c, const struct prog *p, const struct pk_oa_env *env)
 {
-	const struct prog *p = &ev->eq[i];
-
-	if (state[i] == 2)
-		return 0;
-	if (state[i] == 1) {
-		char chain[256] = "";
-		size_t at = 0, k0 = 0;
-
-		while (k0 < depth && path[k0] != i)
-			k0++;
-		for (size_t k = k0; k < depth && at < sizeof(chain); k++)
-			at += (size_t)snprintf(chain + at, sizeof(chain) - at, "%s -> ",
-					       ev->set->counters[path[k]].symbol_name);
-		if (at < sizeof(chain))
-			snprintf(chain + at, sizeof(chain) - at, "%s", ev->set->counters[i].symbol_name);
-		return pk_diag_fail(diag, -ELOOP, "metric set '%s': counters reference each other in a cycle: %s",
-				    ev->set->symbol_name, chain);
-	}
-	if (depth == MAX_REF_DEPTH)
-		return pk_diag_fail(diag, -E2BIG, "metric set '%s': counter references nested deeper than %d at '%s'",
-				    ev->set->symbol_name, MAX_REF_DEPTH, ev->set->counters[i].symbol_name);
-	state[i] = 1;
-	path[depth] = i;
-	for (uint32_t k = 0; k < p->n; k++) {
-		const struct insn *x = &ev->code.v[p->start + k];
-		int err;
-
-		if (x->op == I_CTR &&
-		    (err = topo_visit(ev, x->idx, state, n_order, path, depth + 1, diag)))
-			return err;
-	}
-	state[i] = 2;
-	ev->order[(*n_order)++] = i;
-	return 0;
-}
-
-PK_API int pk_oa_eval_new(const struct pk_oa_set_info *set, const struct pk_oa_devvars *vars,
-			  const struct pk_oa_format_info *fmt, struct pk_oa_eval **out,
-			  struct pk_diag *diag)
-{
-	struct pk_oa_eval *ev;
-	const char **names = NULL;
-	struct names nm = { 0 };
-	uint8_t *state = NULL;
-	uint32_t *path = NULL;
-	size_t n = set->n_counters, n_order = 0;
-	int err = -ENOMEM;
-
-	*out = NULL;
-	if (n > UINT32_MAX / 2)
-		return pk_diag_fail(diag, -E2BIG, "metric set '%s': too many counters", set->symbol_name);
-	ev = calloc(1, sizeof(*ev));
-	if (!ev)
-		return -ENOMEM;
-	ev->set = set;
-	if (vars)
-		ev->vars = *vars;
-	ev->fmt = fmt;
-	ev->eq = calloc(n ? n : 1, sizeof(*ev->eq));
-	ev->max = calloc(n ? n : 1, sizeof(*ev->max));
-	ev->avail = calloc(n ? n : 1, sizeof(*ev->avail));
-	ev->order = calloc(n ? n : 1, sizeof(*ev->order));
-	names = calloc(n ? n : 1, sizeof(*names));
-	state = calloc(n ? n : 1, 1);
-	path = calloc(MAX_REF_DEPTH, sizeof(*path));
-	if (!ev->eq || !ev->max || !ev->avail || !ev->order || !names || !state || !path)
-		goto out;
-	for (size_t i = 0; i < n; i++)
-		names[i] = set->counters[i].symbol_name ? set->counters[i].symbol_name : "";
-	if ((err = names_init(&nm, names, n)))
-		goto out;
-
-	for (size_t i = 0; i < n; i++) {
-		const struct pk_oa_counter_info *ci = &set->counters[i];
-		struct pk_oa_env env = { .vars = &ev->vars };
-		char what[200];
-
-		snprintf(what, sizeof(what), "metric set '%s' counter '%s' equation",
-			 set->symbol_name, names[i]);
-		if ((err = compile(&ev->code, &ev->eq[i], ci->equation ? ci->equation : "", &nm,
-				   what, diag)))
-			goto out;
-		if (ci->max_equation) {
-			snprintf(what, sizeof(what), "metric set '%s' counter '%s' max_equation",
-				 set->symbol_name, names[i]);
-			if ((err = compile(&ev->code, &ev->max[i], ci->max_equation, &nm, what, diag)))
-				goto out;
-		}
-		ev->avail[i] = true;
-		if (ci->availability) {
-			struct prog ap;
-
-			snprintf(what, sizeof(what), "metric set '%s' counter '%s' availability",
-				 set->symbol_name, names[i]);
-			/* device variables only: there are no counter values yet */
-			if ((err = compile(&ev->code, &ap, ci->availability, NULL, what, diag)))
-				goto out;
-			ev->avail[i] = truth(run(ev->code.v + ap.start, ap.n, &env));
-			ev->code.n = ap.start;   /* not needed any more */
-		}
-		ev->n_avail += ev->avail[i];
-	}
-	for (uint32_t i = 0; i < n; i++)
-		if ((err = topo_visit(ev, i, state, &n_order, path, 0, diag)))
-			goto out;
-	err = 0;
-out:
-	free(nm.sorted);
-	free(names);
-	free(state);
-	free(path);
-	if (err) {
-		pk_oa_eval_free(ev);
-		return err;
-	}
-	*out = ev;
-	return 0;
-}
-
-PK_API const struct pk_oa_set_info *pk_oa_eval_set(const struct pk_oa_eval *ev)
-{
-	return ev->set;
-}
-
-PK_API bool pk_oa_eval_available(const struct pk_oa_eval *ev, size_t i)
-{
-	return i < ev->set->n_counters && ev->avail[i];
-}
-
-PK_API size_t pk_oa_eval_n_available(const struct pk_oa_eval *ev)
-{
-	return ev->n_avail;
-}
-
-PK_API void pk_oa_eval_run(const struct pk_oa_eval *ev, const uint64_t *deltas,
-			   struct pk_oa_value *values)
-{
-	struct pk_oa_env env = { .deltas = deltas, .fmt = ev->fmt, .vars = &ev->vars,
-				 .counters = values };
-
-	for (size_t k = 0; k < ev->set->n_counters; k++) {
-		uint32_t i = ev->order[k];
-		const struct prog *p = &ev->eq[i];
-
-		values[i] = to_value(run(ev->code.v + p->start, p->n, &env),
-				     ev->set->counters[i].data_type);
-	}
-}
-
-PK_API int pk_oa_eval_max(const struct pk_oa_eval *ev, size_t i, const uint64_t *deltas,
-			  const struct pk_oa_value *values, struct pk_oa_value *out)
-{
-	struct pk_oa_env env = { .deltas = deltas, .fmt = ev->fmt, .vars = &ev->vars,
-				 .counters = values };
-
-	if (i >= ev->set->n_counters || !ev->max[i].present)
-		return -ENOENT;
-	*out = to_value(run(ev->code.v + ev->max[i].start, ev->max[i].n, &env),
-			ev->set->counters[i].data_type);
-	return 0;
+	return truth(run(c->v + p->start, p->n, env));
 }

@@ -1,0 +1,41 @@
+/*
+ * Private pieces of the OA live capture shared by capture_device.c (finding
+ * and describing the i915 device) and capture.c (the stream): the device
+ * handle and a few constants.
+ */
+#ifndef PERFKIT_OA_CAPTURE_INT_H
+#define PERFKIT_OA_CAPTURE_INT_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <perfkit/oa.h>
+
+#ifndef I915_PARAM_OA_TIMESTAMP_FREQUENCY
+#define I915_PARAM_OA_TIMESTAMP_FREQUENCY 57   /* Linux uapi, not in older libdrm headers */
+#endif
+
+#define RENDER_RING_TIMESTAMP 0x2358
+#define NS_PER_SEC 1000000000ull
+#define DEFAULT_READ_SIZE (4u << 20)
+#define ENOSPC_IN_A_ROW_MAX 100
+#define DRAIN_READS_MAX 64
+
+#define OPT(o, f, def) \
+	((o) && (o)->sz >= offsetof(__typeof__(*(o)), f) + sizeof((o)->f) && (o)->f ? (o)->f : (def))
+
+struct pk_oa_device {
+	struct pk_oa_dev_ops ops;
+	int fd;
+	int card;
+	char node[PATH_MAX];
+	char card_dir[PATH_MAX];      /* @sys_root/class/drm/cardN */
+	char proc_root[PATH_MAX];
+	const struct pk_oa_platform *platform;
+	struct pk_oa_device_info info;
+	struct pk_oa_topology topo;
+};
+
+/* snprintf for paths: 0, or -ENAMETOOLONG when it did not fit (the result is then cut). */
+int fmt_path(char *buf, size_t sz, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,70 @@
+/*
+ * Private pieces of the equation evaluator shared by eval.c (compiling and
+ * running one expression) and eval_set.c (a metric set compiled for one
+ * device): the instruction set and the compiled-program containers.
+ */
+#ifndef PERFKIT_OA_EVAL_INT_H
+#define PERFKIT_OA_EVAL_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <perfkit/oa.h>
+
+/* Deepest stack an expression may use (IGT's files use at most a handful). */
+#define MAX_DEPTH 64
+
+enum opcode {
+	I_IMM,    /* push imm (uint64) */
+	I_FIMM,   /* push imm reinterpreted as double */
+	I_VAR,    /* push device variable idx */
+	I_READ,   /* push deltas[off[ns] + idx] */
+	I_CTR,    /* push counters[idx] */
+	I_UADD, I_USUB, I_UMUL, I_UDIV, I_UMIN,
+	I_FADD, I_FSUB, I_FMUL, I_FDIV, I_FMAX,
+	I_AND, I_OR, I_SHL, I_SHR,
+	I_LAND, I_LOR, I_ULT, I_ULTE, I_UGT, I_UGTE, I_EQ,
+	I_NOT,
+};
+
+struct insn {
+	uint8_t op;
+	uint8_t ns;
+	uint32_t idx;
+	uint64_t imm;
+};
+
+/* A growable instruction array shared by all programs of one set. */
+struct code {
+	struct insn *v;
+	size_t n, cap;
+};
+
+/* One compiled expression: a slice of a struct code. */
+struct prog {
+	uint32_t start, n;
+	bool present;
+};
+
+/* Looks up $names of counters: sorted (name, index) pairs. */
+struct names {
+	const char *const *name;   /* by counter index */
+	uint32_t *sorted;          /* indices sorted by name, then index */
+	size_t n;
+};
+
+/* Sort @n counter names (by index in @name) for $Name lookups. 0 or -ENOMEM. */
+int oa_names_init(struct names *nm, const char *const *name, size_t n);
+/*
+ * Compile @text into @c as program @p. @what names the expression in
+ * messages; @names resolves counter references (NULL: none allowed).
+ */
+int oa_compile(struct code *c, struct prog *p, const char *text, const struct names *names,
+	       const char *what, struct pk_diag *diag);
+/* Run program @p of @c and convert the result to @type. */
+struct pk_oa_value oa_prog_eval(const struct code *c, const struct prog *p, const struct pk_oa_env *env,
+				enum pk_oa_data_type type);
+/* Run program @p of @c as a predicate. */
+bool oa_prog_true(const struct code *c, const struct prog *p, const struct pk_oa_env *env);
+
+#endif
