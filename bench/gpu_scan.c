@@ -82,16 +82,6 @@ static const char *const dev_pdev[N_DEVICES] = {
 	"0000:00:02.0", "0000:03:00.0", "0000:04:00.0", "0000:05:00.0",
 };
 
-/* A small deterministic generator so that every file has its own numbers. */
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
 
 static void write_at(int dirfd, const char *name, const char *buf, size_t len)
 {
@@ -296,7 +286,7 @@ static int cmd_gen(const char *dir, unsigned nproc, unsigned nfd, unsigned ndrm)
 
 		for (unsigned f = 0; f < nfd; f++) {
 			int k = drm_index(f, nfd, ndrm);
-			uint64_t r = mix(((uint64_t)pid << 16) ^ f);
+			uint64_t r = pk_hash_mix64(((uint64_t)pid << 16) ^ f);
 
 			snprintf(name, sizeof(name), "%u", f);
 			ino++;

@@ -29,6 +29,8 @@ int cmd_oa(int argc, char **argv);
 int cli_parse_u64(const char *opt, const char *arg, uint64_t min, uint64_t max, uint64_t *out);
 /* A positive number of seconds (fractions allowed) for @opt, or the same message and -EINVAL. */
 int cli_parse_seconds(const char *opt, const char *arg, double *out);
+/* A count (1 .. LONG_MAX: -n iterations) for @opt, or the same message and -EINVAL. */
+int cli_parse_count(const char *opt, const char *arg, long *out);
 /* A process id (1 .. INT32_MAX) for @opt, or the same message and -EINVAL. */
 int cli_parse_pid(const char *opt, const char *arg, pid_t *out);
 /*

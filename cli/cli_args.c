@@ -3,6 +3,7 @@
  * each rejected with one "perfkit: invalid value ..." line naming the option.
  */
 #include <errno.h>
+#include <limits.h>
 #include <sys/wait.h>
 #include <sys/types.h>
 #include <string.h>
@@ -97,4 +98,14 @@ int cli_reap_child(pid_t *pid, int *status)
 	*status = p > 0 ? st : 0;
 	*pid = -1;
 	return 1;
+}
+
+int cli_parse_count(const char *opt, const char *arg, long *out)
+{
+	uint64_t v;
+
+	if (cli_parse_u64(opt, arg, 1, LONG_MAX, &v))
+		return -EINVAL;
+	*out = (long)v;
+	return 0;
 }

@@ -82,7 +82,6 @@ static int parse_args(struct gpu_cli *o, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t v;
 	int opt;
 
 	optind = 1;
@@ -94,9 +93,8 @@ static int parse_args(struct gpu_cli *o, int argc, char **argv)
 				return -EINVAL;
 			break;
 		case 'n':
-			if (cli_parse_u64("-n", optarg, 1, LONG_MAX, &v))
+			if (cli_parse_count("-n", optarg, &o->iterations))
 				return -EINVAL;
-			o->iterations = (long)v;
 			break;
 		case 'p':
 			if (cli_parse_pid("-p", optarg, &o->pid))

@@ -85,7 +85,6 @@ static int rec_parse(struct rec_cli *o, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t v;
 	int opt;
 
 	optind = 1;
@@ -97,9 +96,8 @@ static int rec_parse(struct rec_cli *o, int argc, char **argv)
 				return -EINVAL;
 			break;
 		case 'n':
-			if (cli_parse_u64("-n", optarg, 1, LONG_MAX, &v))
+			if (cli_parse_count("-n", optarg, &o->iterations))
 				return -EINVAL;
-			o->iterations = (long)v;
 			break;
 		case 'o':
 			if (!*optarg) {

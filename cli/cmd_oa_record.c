@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <perfkit/oa.h>
@@ -177,28 +176,19 @@ static int resolve_set(const struct rec_cli *o, const struct pk_oa_device *dev,
 		       struct pk_oa_metrics **m, const char **name, const char **guid)
 {
 	const struct pk_oa_platform *p = pk_oa_device_platform(dev);
-	const char *dir = o->metrics_dir, *env = getenv(PK_OA_METRICS_ENV);
 	const struct pk_oa_set_info *set;
 	char path[4096];
 	struct pk_diag d;
-	struct stat st;
 
 	*name = o->set;
 	*guid = o->guid;
 	if (o->guid || (o->metric_id && !o->metrics && !o->metrics_dir))
 		return 0;
 	pk_diag_init(&d);
-	if (o->metrics) {
-		snprintf(path, sizeof(path), "%s", o->metrics);
-	} else {
-		if (!dir && env && *env && stat(env, &st) == 0 && S_ISREG(st.st_mode)) {
-			snprintf(path, sizeof(path), "%s", env);
-		} else if (pk_oa_metrics_find_platform(dir ? dir : env && *env ? env : PK_OA_METRICS_DIR,
-						       p->metrics, path, sizeof(path), &d)) {
-			cli_diag(&d);
-			fprintf(stderr, "hint: give the metric file with --metrics FILE, or the set's GUID with --guid\n");
-			return -ENOENT;
-		}
+	if (pk_oa_metrics_path(o->metrics, o->metrics_dir, p->metrics, path, sizeof(path), &d)) {
+		cli_diag(&d);
+		fprintf(stderr, "hint: give the metric file with --metrics FILE, or the set's GUID with --guid\n");
+		return -ENOENT;
 	}
 	if (pk_oa_metrics_load(path, m, &d)) {
 		cli_diag(&d);

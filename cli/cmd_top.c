@@ -105,9 +105,8 @@ static int parse_args(struct top_cli *o, int argc, char **argv)
 				return -EINVAL;
 			break;
 		case 'n':
-			if (cli_parse_u64("-n", optarg, 1, LONG_MAX, &v))
+			if (cli_parse_count("-n", optarg, &o->iterations))
 				return -EINVAL;
-			o->iterations = (long)v;
 			break;
 		case 'E':
 			if (cli_parse_u64("-E", optarg, 1, 1u << 20, &v))

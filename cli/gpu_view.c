@@ -44,30 +44,22 @@ int gpu_view_open(struct gpu_view **out, double delay_s)
 {
 	struct gpu_view *v;
 
+	static const short colors[] = {
+		[PAIR_HOT - 1] = COLOR_RED, [PAIR_WARM - 1] = COLOR_GREEN, [PAIR_BAR - 1] = COLOR_CYAN,
+	};
+	int err;
+
 	*out = NULL;
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
-		return -ENOTTY;
 	v = calloc(1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	v->scr = newterm(NULL, stdout, stdin);
-	if (!v->scr) {
+	err = pk_screen_open(&v->scr, colors, 3, &v->color);
+	if (err) {
 		free(v);
-		return -ENOTTY;
+		return err;
 	}
 	v->delay_s = delay_s;
 	v->vo.sort = PK_GPU_SORT_BUSY;
-	cbreak();
-	noecho();
-	curs_set(0);
-	keypad(stdscr, TRUE);
-	if (has_colors() && start_color() == OK) {
-		use_default_colors();
-		init_pair(PAIR_HOT, COLOR_RED, -1);
-		init_pair(PAIR_WARM, COLOR_GREEN, -1);
-		init_pair(PAIR_BAR, COLOR_CYAN, -1);
-		v->color = 1;
-	}
 	*out = v;
 	return 0;
 }
@@ -76,8 +68,7 @@ void gpu_view_close(struct gpu_view *v)
 {
 	if (!v)
 		return;
-	endwin();
-	delscreen(v->scr);
+	pk_screen_close(v->scr);
 	free(v);
 }
 

@@ -208,6 +208,20 @@ PK_API int pk_kernel_is_running(const char *osrelease);
  */
 PK_API int pk_vdso_self(const void **image, size_t *size);
 
+/* ---- the terminal ---------------------------------------------------------- */
+
+struct screen;   /* ncurses' SCREEN */
+
+/*
+ * Take over the terminal for a full-screen view: newterm() on stdin/stdout,
+ * cbreak, noecho, no cursor, keypad; colour pair i + 1 is foreground @fg[i]
+ * on the default background when the terminal has colours (*@color = 1).
+ * -ENOTTY when stdin or stdout is not a terminal ncurses can drive.
+ */
+PK_API int pk_screen_open(struct screen **out, const short *fg, int n_pairs, int *color);
+/* Give the terminal back (endwin) and free the screen; NULL-safe. */
+PK_API void pk_screen_close(struct screen *scr);
+
 /* ---- time ---------------------------------------------------------------- */
 
 /* CLOCK_MONOTONIC in nanoseconds. */

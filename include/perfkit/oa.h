@@ -492,6 +492,16 @@ PK_API int pk_oa_set_counter_index(const struct pk_oa_set_info *set, const char 
 PK_API int pk_oa_metrics_find_platform(const char *dir, const char *platform,
 				       char *path, size_t sz, struct pk_diag *diag);
 
+/*
+ * The metric file to use for @platform (its metric-file name, e.g. "bdw"):
+ * @file when given; else the platform's file in @dir; else in
+ * $PERFKIT_OA_METRICS (a directory, or a file used as is); else in
+ * PK_OA_METRICS_DIR. Written to @path (size @sz). 0, or the -errno of
+ * pk_oa_metrics_find_platform() with @diag set.
+ */
+PK_API int pk_oa_metrics_path(const char *file, const char *dir, const char *platform, char *path,
+			      size_t sz, struct pk_diag *diag);
+
 /* ---- device variables ------------------------------------------------------- */
 
 /* Values of the $ variables that describe the device (IGT's names in comments). */

@@ -145,7 +145,6 @@ PK_API int pk_gpu_tracker_set_devices(struct pk_gpu_tracker *t, const struct pk_
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		t->devices[i].dev = devs[i];
-		t->devices[i].known = true;
 	}
 	t->n_devices = t->n_known = n;
 	return 0;
@@ -358,10 +357,6 @@ static int holder_add(struct tclient *c, pid_t pid, int fd, const char *comm)
 	c->holders[c->n_holders].fd = fd;
 	copy_str(c->holder_comm[c->n_holders], COMM_MAX, comm);
 	c->n_holders++;
-	if (pid < c->pid) {
-		c->pid = pid;
-		copy_str(c->comm, sizeof(c->comm), comm);
-	}
 	return 0;
 }
 
@@ -522,8 +517,6 @@ static int client_sample(struct pk_gpu_tracker *t, struct tclient *c, const stru
 	copy_str(c->driver, sizeof(c->driver), fi->driver);
 	copy_str(c->pdev, sizeof(c->pdev), (fi->has & PK_FDINFO_PDEV) ? fi->pdev : "");
 	copy_str(c->name, sizeof(c->name), (fi->has & PK_FDINFO_CLIENT_NAME) ? fi->client_name : "");
-	c->pid = s->pid;
-	copy_str(c->comm, sizeof(c->comm), s->comm);
 	c->time = s->time_ns;
 	c->is_new = !c->has_prev;
 	c->interval = c->has_prev && s->time_ns > c->prev_time ? s->time_ns - c->prev_time : 0;

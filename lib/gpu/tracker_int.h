@@ -43,8 +43,6 @@ struct tclient {
 	char driver[PK_GPU_NAME_MAX];
 	char pdev[PK_GPU_NAME_MAX];
 	char name[PK_GPU_CLIENT_NAME_MAX];
-	char comm[COMM_MAX];
-	pid_t pid;
 	uint64_t time, interval;
 	bool is_new;
 	double busy;
@@ -90,8 +88,7 @@ struct contrib_mem {
 
 /* A device: a known one (sysfs) or one seen only in fdinfo. */
 struct tdevice {
-	struct pk_gpu_device dev;
-	bool known;
+	struct pk_gpu_device dev;   /* known (sysfs) when its index is below n_known */
 };
 
 /* (pid, client) pairs, to build the process views. */

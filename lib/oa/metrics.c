@@ -31,6 +31,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <perfkit/oa.h>
@@ -359,4 +360,25 @@ PK_API int pk_oa_metrics_find_platform(const char *dir, const char *platform,
 				    lower, lower, strerror(-err));
 	}
 	return 0;
+}
+
+PK_API int pk_oa_metrics_path(const char *file, const char *dir, const char *platform, char *path,
+		       size_t sz, struct pk_diag *diag)
+{
+	struct stat st;
+
+	if (!file && !dir) {
+		const char *env = getenv(PK_OA_METRICS_ENV);
+
+		if (env && *env && stat(env, &st) == 0 && S_ISREG(st.st_mode))
+			file = env;
+		else
+			dir = env && *env ? env : PK_OA_METRICS_DIR;
+	}
+	if (file) {
+		if ((size_t)snprintf(path, sz, "%s", file) >= sz)
+			return pk_diag_fail(diag, -ENAMETOOLONG, "metric file name too long");
+		return 0;
+	}
+	return pk_oa_metrics_find_platform(dir, platform, path, sz, diag);
 }

@@ -11,48 +11,30 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <perfkit/oa.h>
 
 /* The metric file to load for @rec, into *@path (malloc'ed). */
 static int find_metrics(const struct pk_oa_summary_opts *o, const struct pk_oa_recording *rec,
 			const struct pk_oa_platform *p, char **path, struct pk_diag *diag)
 {
-	const char *dir = o->metrics_dir;
 	char buf[4096];
-	struct stat st;
 	int err;
 
-	if (o->metrics_file) {
-		*path = strdup(o->metrics_file);
-		return *path ? 0 : -ENOMEM;
-	}
-	if (!dir) {
-		dir = getenv(PK_OA_METRICS_ENV);
-		if (dir && !*dir)
-			dir = NULL;
-		if (dir && stat(dir, &st) == 0 && S_ISREG(st.st_mode)) {
-			*path = strdup(dir);
-			return *path ? 0 : -ENOMEM;
-		}
-		if (!dir)
-			dir = PK_OA_METRICS_DIR;
-	}
-	if (!p)
+	if (!o->metrics_file && !p)
 		return pk_diag_fail(diag, -ENODEV,
 				    "device 0x%04x is not known to perfkit, so its metric file cannot be found: give it with --metrics FILE",
 				    pk_oa_recording_device(rec)->device_id);
-	if ((err = pk_oa_metrics_find_platform(dir, p->metrics, buf, sizeof(buf), diag)))
+	err = pk_oa_metrics_path(o->metrics_file, o->metrics_dir, p ? p->metrics : NULL, buf,
+				 sizeof(buf), diag);
+	if (err)
 		return err;
 	*path = strdup(buf);
 	return *path ? 0 : -ENOMEM;
 }
 
-static const struct pk_oa_set_info *sort_set;
-
-static int by_symbol(const void *a, const void *b)
+static int by_symbol(const void *a, const void *b, void *ctx)
 {
-	const struct pk_oa_counter_info *c = sort_set->counters;
+	const struct pk_oa_counter_info *c = ((const struct pk_oa_set_info *)ctx)->counters;
 
 	return strcmp(c[*(const uint32_t *)a].symbol_name, c[*(const uint32_t *)b].symbol_name);
 }
@@ -70,10 +52,7 @@ static int select_counters(struct pk_oa_summary *s, const char *list, struct pk_
 		for (size_t i = 0; i < set->n_counters; i++)
 			if (pk_oa_eval_available(s->eval, i))
 				s->sel[s->n_sel++] = (uint32_t)i;
-		/* qsort with a file-scope key: the order of equal names cannot differ (unique symbols) */
-		sort_set = set;
-		qsort(s->sel, s->n_sel, sizeof(*s->sel), by_symbol);
-		sort_set = NULL;
+		qsort_r(s->sel, s->n_sel, sizeof(*s->sel), by_symbol, (void *)set);
 		return 0;
 	}
 	for (const char *p = list; ; ) {

@@ -7,6 +7,12 @@
 
 #include <perfkit/oa.h>
 
+/* Neighbouring correlation points sharing their timestamp bits above the mask. */
+struct oa_chunk {
+	uint64_t window;          /* gpu_ts / (ts_mask + 1) */
+	uint64_t lo, hi;          /* masked timestamps of its first and last point */
+};
+
 /* A record that is not a report, kept with its place among the reports. */
 struct oa_mark {
 	size_t before;            /* number of reports that came before it */
@@ -30,11 +36,18 @@ struct pk_oa_recording {
 
 	struct pk_oa_correlation *corr;
 	size_t n_corr;
+	bool corr_sorted;              /* gpu_ts never decreases: bracketing by binary search */
+	uint64_t corr_lo, corr_hi;     /* smallest and largest gpu_ts */
+	struct oa_chunk *chunks;       /* built once the mask is known (oa_index_correlations) */
+	size_t n_chunks;
 
 	struct oa_mark *marks;
 	size_t n_marks;
 
 	uint64_t reports_lost, buffers_lost, unknown;
 };
+
+/* Index the correlation points for pk_oa_recording_cpu_time() (timeline.c). 0 or -ENOMEM. */
+int oa_index_correlations(struct pk_oa_recording *rec);
 
 #endif

@@ -293,6 +293,8 @@ static int read_owned(void *buf, size_t len, bool mapped, const char *name,
 	err = scan(rec, data, len, &devinfo_off, &st, diag);
 	if (!err)
 		err = setup_device(rec, devinfo_off, diag);
+	if (!err)
+		err = oa_index_correlations(rec);
 	if (!err && st.n_samples && st.min_len < rec->stride)
 		err = PK_CORRUPT(diag, st.min_off,
 				 "sample record too short for a %s report (size %u, expected %zu)",
@@ -369,6 +371,7 @@ void pk_oa_recording_free(struct pk_oa_recording *rec)
 	else
 		free(rec->buf);
 	free(rec->corr);
+	free(rec->chunks);
 	free(rec->marks);
 	free(rec);
 }

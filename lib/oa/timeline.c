@@ -36,42 +36,54 @@ static uint64_t clamp_u64(i128 v)
 	return (uint64_t)v;
 }
 
+int oa_index_correlations(struct pk_oa_recording *rec)
+{
+	const struct pk_oa_correlation *c = rec->corr;
+	uint64_t mask = rec->dec.ts_mask, period = mask + 1;
+	size_t cap = 0;
+
+	rec->corr_sorted = true;
+	rec->corr_lo = UINT64_MAX;
+	rec->corr_hi = 0;
+	rec->n_chunks = 0;
+	for (size_t i = 0; i < rec->n_corr; i++) {
+		uint64_t w = c[i].gpu_ts / period;
+
+		if (i && c[i].gpu_ts < c[i - 1].gpu_ts)
+			rec->corr_sorted = false;
+		if (c[i].gpu_ts < rec->corr_lo)
+			rec->corr_lo = c[i].gpu_ts;
+		if (c[i].gpu_ts > rec->corr_hi)
+			rec->corr_hi = c[i].gpu_ts;
+		if (rec->n_chunks && rec->chunks[rec->n_chunks - 1].window == w) {
+			rec->chunks[rec->n_chunks - 1].hi = c[i].gpu_ts & mask;
+			continue;
+		}
+		if (pk_array_grow((void **)&rec->chunks, &cap, rec->n_chunks + 1, sizeof(*rec->chunks), 4))
+			return -ENOMEM;
+		rec->chunks[rec->n_chunks++] = (struct oa_chunk){ w, c[i].gpu_ts & mask, c[i].gpu_ts & mask };
+	}
+	return 0;
+}
+
 /* The full GPU timestamp (in ticks, above-mask bits from a window) of report timestamp @ts. */
 static uint64_t unwrap(const struct pk_oa_recording *rec, uint32_t ts)
 {
 	uint64_t mask = rec->dec.ts_mask, period = mask + 1;
-	const struct pk_oa_correlation *c = rec->corr;
-	uint64_t lo = UINT64_MAX, hi = 0, best = 0, best_d = UINT64_MAX;
-	size_t i = 0;
+	uint64_t lo = rec->corr_lo, hi = rec->corr_hi, best = 0, best_d = UINT64_MAX;
+	uint64_t wl = lo / period, wh = hi / period;
+	uint64_t cand[4] = { wl ? wl - 1 : 0, wl, wh, wh + 1 };
 
 	ts &= (uint32_t)mask;
-	while (i < rec->n_corr) {
-		size_t j = i;
-		uint64_t w = c[i].gpu_ts / period;
+	for (size_t i = 0; i < rec->n_chunks; i++)
+		if (rec->chunks[i].lo <= ts && ts <= rec->chunks[i].hi)
+			return rec->chunks[i].window * period + ts;
+	for (size_t i = 0; i < 4; i++) {
+		uint64_t g = cand[i] * period + ts, d;
 
-		while (j + 1 < rec->n_corr && c[j + 1].gpu_ts / period == w)
-			j++;
-		if ((c[i].gpu_ts & mask) <= ts && ts <= (c[j].gpu_ts & mask))
-			return w * period + ts;
-		i = j + 1;
-	}
-	for (i = 0; i < rec->n_corr; i++) {
-		if (c[i].gpu_ts < lo)
-			lo = c[i].gpu_ts;
-		if (c[i].gpu_ts > hi)
-			hi = c[i].gpu_ts;
-	}
-	{
-		uint64_t wl = lo / period, wh = hi / period;
-		uint64_t cand[4] = { wl ? wl - 1 : 0, wl, wh, wh + 1 };
-
-		for (i = 0; i < 4; i++) {
-			uint64_t g = cand[i] * period + ts, d;
-
-			d = g < lo ? lo - g : g > hi ? g - hi : 0;
-			if (d < best_d)
-				best_d = d, best = g;
-		}
+		d = g < lo ? lo - g : g > hi ? g - hi : 0;
+		if (d < best_d)
+			best_d = d, best = g;
 	}
 	return best;
 }
@@ -104,6 +116,22 @@ uint64_t pk_oa_recording_cpu_time(const struct pk_oa_recording *rec, uint32_t ts
 	g = unwrap(rec, ts);
 	if (n == 1)
 		return by_frequency(rec, &c[0], g);
+	if (rec->corr_sorted) {
+		/* the last point at or below g, at most the one before last */
+		size_t lo = 0, hi = n - 1;
+
+		if (g < c[0].gpu_ts)
+			return line(rec, &c[0], &c[1], g);
+		while (hi - lo > 1) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (c[mid].gpu_ts <= g)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		return line(rec, &c[lo], &c[lo + 1], g);
+	}
 	for (size_t i = 0; i + 1 < n; i++)
 		if (c[i].gpu_ts <= g && g < c[i + 1].gpu_ts)
 			return line(rec, &c[i], &c[i + 1], g);

@@ -25,26 +25,17 @@ PK_API int pk_top_view_open(struct pk_top_view **out)
 {
 	struct pk_top_view *v;
 
+	static const short colors[] = { [PAIR_HOT - 1] = COLOR_RED, [PAIR_WARM - 1] = COLOR_GREEN };
+	int err;
+
 	*out = NULL;
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
-		return -ENOTTY;
 	v = calloc(1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	v->scr = newterm(NULL, stdout, stdin);
-	if (!v->scr) {
+	err = pk_screen_open(&v->scr, colors, 2, &v->color);
+	if (err) {
 		free(v);
-		return -ENOTTY;
-	}
-	cbreak();
-	noecho();
-	curs_set(0);
-	keypad(stdscr, TRUE);
-	if (has_colors() && start_color() == OK) {
-		use_default_colors();
-		init_pair(PAIR_HOT, COLOR_RED, -1);
-		init_pair(PAIR_WARM, COLOR_GREEN, -1);
-		v->color = 1;
+		return err;
 	}
 	*out = v;
 	return 0;
@@ -54,8 +45,7 @@ PK_API void pk_top_view_close(struct pk_top_view *v)
 {
 	if (!v)
 		return;
-	endwin();
-	delscreen(v->scr);
+	pk_screen_close(v->scr);
 	free(v);
 }
 
