@@ -5,7 +5,8 @@
  *   list    i915 devices (from /sys/class/drm) and the metric sets of the
  *           metric files (--metrics FILE, or every oa-*.xml of a directory)
  *   report  a recording read through its metric set, printed as IGT's
- *           i915-perf-reader -c prints it, or as JSON (pk_oa_summary_*)
+ *           i915-perf-reader -c prints it, or as JSON (pk_oa_summary_*);
+ *           also a bare kernel stream, its device given by options
  *
  * `record` is cmd_oa_record() (cli/cmd_oa_record.c).
  */
@@ -17,20 +18,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <perfkit/oa.h>
 #include "cli.h"
-#if __has_include("cmd_oa_record.h")
 #include "cmd_oa_record.h"
-#define HAVE_OA_RECORD 1
-#endif
 
 static const char usage_text[] =
 	"usage: perfkit oa list [--metrics FILE|--metrics-dir DIR]\n"
 	"       perfkit oa record [-m SET] [-p PERIOD] [-o FILE] [--duration S] [-- CMD ...]\n"
 	"       perfkit oa report FILE [--metrics FILE|--metrics-dir DIR] [-m SET]\n"
 	"                         [-c COUNTER,...|all|none] [-r|--per-report] [--json]\n"
+	"                         [--pci-id ID --topology S,SS,EU [--timestamp-frequency HZ]\n"
+	"                          [--oa-format FMT] [--revision N] [--gt-frequency MIN,MAX]]\n"
 	"\n"
 	"Intel i915 OA hardware counters: live capture into IGT's recording format,\n"
 	"and reports like IGT's i915-perf-reader.\n"
@@ -42,17 +43,41 @@ static const char usage_text[] =
 	"  -c, --counters LIST   counters to print, by symbol name; all (default: every available\n"
 	"                        counter, sorted by name), none (segments only, no metric file)\n"
 	"  -r, --per-report      also the values between each pair of consecutive reports\n"
-	"      --json            {device, metric_set, reports, lost, segments: [...]}\n";
+	"      --json            {device, metric_set, reports, lost, segments: [...]}\n"
+	"\n"
+	"A bare kernel stream (the bytes read from an i915 perf fd, without IGT's device\n"
+	"records) is read when its device is described:\n"
+	"      --pci-id ID       the GPU's PCI device id, hex (0x9a49)\n"
+	"      --topology S,SS,EU  slices, subslices per slice, EUs per subslice (needed\n"
+	"                        for counters; tigerlake GT2: 1,6,16)\n"
+	"      --timestamp-frequency HZ  OA timestamp frequency (default: the platform's)\n"
+	"      --oa-format FMT   report format, by name or i915 number (default: the platform's)\n"
+	"      --revision N      device revision ($SkuRevisionId, default 0)\n"
+	"      --gt-frequency MIN,MAX  GT frequency range in MHz (default 0,0)\n"
+	"A stream does not name its metric set: give -m SET (or -c none).\n";
+
+/* The options describing a bare kernel stream's device, as given. */
+struct oa_stream_opts {
+	const char *pci_id, *topology, *ts_freq, *format, *revision, *gt_freq;
+};
 
 struct oa_cli {
 	const char *metrics, *metrics_dir, *set, *counters;
 	bool per_report, json;
+	struct oa_stream_opts stream;
 };
 
 static int parse_args(struct oa_cli *o, int argc, char **argv, bool report)
 {
-	enum { OPT_METRICS = 256, OPT_METRICS_DIR, OPT_JSON };
+	enum { OPT_METRICS = 256, OPT_METRICS_DIR, OPT_JSON, OPT_PCI_ID, OPT_TOPOLOGY, OPT_TS_FREQ,
+	       OPT_FORMAT, OPT_REVISION, OPT_GT_FREQ };
 	static const struct option longopts[] = {
+		{ "pci-id", required_argument, NULL, OPT_PCI_ID },
+		{ "topology", required_argument, NULL, OPT_TOPOLOGY },
+		{ "timestamp-frequency", required_argument, NULL, OPT_TS_FREQ },
+		{ "oa-format", required_argument, NULL, OPT_FORMAT },
+		{ "revision", required_argument, NULL, OPT_REVISION },
+		{ "gt-frequency", required_argument, NULL, OPT_GT_FREQ },
 		{ "metrics", required_argument, NULL, OPT_METRICS },
 		{ "metrics-dir", required_argument, NULL, OPT_METRICS_DIR },
 		{ "metric-set", required_argument, NULL, 'm' },
@@ -75,6 +100,12 @@ static int parse_args(struct oa_cli *o, int argc, char **argv, bool report)
 		case 'c': o->counters = optarg; break;
 		case 'r': o->per_report = true; break;
 		case OPT_JSON: o->json = true; break;
+		case OPT_PCI_ID: o->stream.pci_id = optarg; break;
+		case OPT_TOPOLOGY: o->stream.topology = optarg; break;
+		case OPT_TS_FREQ: o->stream.ts_freq = optarg; break;
+		case OPT_FORMAT: o->stream.format = optarg; break;
+		case OPT_REVISION: o->stream.revision = optarg; break;
+		case OPT_GT_FREQ: o->stream.gt_freq = optarg; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 1;
@@ -82,7 +113,7 @@ static int parse_args(struct oa_cli *o, int argc, char **argv, bool report)
 			cli_bad_option(argv, "mc");
 			return -EINVAL;
 		}
-		if (!report && (opt == 'm' || opt == 'c' || opt == 'r' || opt == OPT_JSON)) {
+		if (!report && (opt == 'm' || opt == 'c' || opt == 'r' || opt >= OPT_JSON)) {
 			cli_error("option '%s' is for 'perfkit oa report'", argv[optind - 1]);
 			return -EINVAL;
 		}
@@ -94,12 +125,122 @@ static int parse_args(struct oa_cli *o, int argc, char **argv, bool report)
 	return 0;
 }
 
+/* ---- a bare kernel stream's device ------------------------------------------------ */
+
+/* "A,B" (or "A,B,C") of whole numbers into @v; false when malformed. */
+static bool parse_list(const char *arg, unsigned long *v, int n)
+{
+	const char *p = arg;
+	char *end;
+
+	for (int i = 0; i < n; i++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		errno = 0;
+		v[i] = strtoul(p, &end, 10);
+		if (errno || end == p || *end != (i + 1 < n ? ',' : '\0'))
+			return false;
+		p = end + 1;
+	}
+	return true;
+}
+
+static int parse_format(const char *arg, uint32_t *out)
+{
+	uint64_t n;
+
+	for (int f = 1; f < 64; f++) {
+		const struct pk_oa_format_info *fi = pk_oa_format_info(f);
+
+		if (fi && !strcasecmp(fi->name, arg)) {
+			*out = (uint32_t)f;
+			return 0;
+		}
+	}
+	if (arg[0] >= '0' && arg[0] <= '9' && !cli_parse_u64("--oa-format", arg, 1, 63, &n) &&
+	    pk_oa_format_info((int)n)) {
+		*out = (uint32_t)n;
+		return 0;
+	}
+	cli_error("unknown OA format '%s' (known: A45_B8_C8, A32u40_A4u32_B8_C8, "
+		  "OAR_A32u40_A4u32_B8_C8, A24u40_A14u32_B8_C8, or their i915 numbers)", arg);
+	return -EINVAL;
+}
+
+/*
+ * The device of a bare kernel stream from the options; 0 without --pci-id
+ * (*@is_stream false), -EINVAL after a message.
+ */
+static int stream_device(const struct oa_stream_opts *o, bool need_topology,
+			 struct pk_oa_stream_device *sd, bool *is_stream)
+{
+	unsigned long v[3];
+	uint64_t n;
+	char *end;
+
+	*is_stream = o->pci_id != NULL;
+	if (!o->pci_id) {
+		if (o->topology || o->ts_freq || o->format || o->revision || o->gt_freq) {
+			cli_error("--topology, --timestamp-frequency, --oa-format, --revision and --gt-frequency describe a bare kernel stream's device: give --pci-id too");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	memset(sd, 0, sizeof(*sd));
+	errno = 0;
+	n = strtoull(o->pci_id, &end, 16);
+	if (errno || end == o->pci_id || *end || o->pci_id[0] == '-' || !n || n > 0xffff) {
+		cli_error("invalid value '%s' for --pci-id: give the PCI device id in hex (0x9a49)",
+			  o->pci_id);
+		return -EINVAL;
+	}
+	sd->info.device_id = (uint32_t)n;
+	if (!pk_oa_platform_by_pci_id(sd->info.device_id)) {
+		cli_error("PCI id 0x%04x is not an i915 device perfkit knows", sd->info.device_id);
+		return -EINVAL;
+	}
+	if (o->topology) {
+		if (!parse_list(o->topology, v, 3) ||
+		    pk_oa_topology_uniform(&sd->topo, (unsigned)(v[0] > 64 ? 0 : v[0]),
+					   (unsigned)(v[1] > 64 ? 0 : v[1]),
+					   (unsigned)(v[2] > 64 ? 0 : v[2]))) {
+			cli_error("invalid value '%s' for --topology: give SLICES,SUBSLICES,EUS (each 1 to 64: subslices per slice, EUs per subslice)",
+				  o->topology);
+			return -EINVAL;
+		}
+	} else if (need_topology) {
+		cli_error("a bare kernel stream needs --topology SLICES,SUBSLICES,EUS for its counters (or -c none)");
+		return -EINVAL;
+	}
+	if (o->ts_freq && cli_parse_u64("--timestamp-frequency", o->ts_freq, 1, UINT64_MAX / 2,
+					&sd->info.timestamp_frequency))
+		return -EINVAL;
+	if (o->format && parse_format(o->format, &sd->info.oa_format))
+		return -EINVAL;
+	if (o->revision) {
+		if (cli_parse_u64("--revision", o->revision, 0, UINT32_MAX, &n))
+			return -EINVAL;
+		sd->info.revision = (uint32_t)n;
+	}
+	if (o->gt_freq) {
+		if (!parse_list(o->gt_freq, v, 2) || v[0] > v[1] || v[1] > 4294) {
+			cli_error("invalid value '%s' for --gt-frequency: give MIN,MAX in MHz", o->gt_freq);
+			return -EINVAL;
+		}
+		sd->info.gt_min_frequency = (uint32_t)v[0] * 1000000u;
+		sd->info.gt_max_frequency = (uint32_t)v[1] * 1000000u;
+	}
+	return 0;
+}
+
 /* ---- report --------------------------------------------------------------------- */
 
 static int cmd_oa_report(int argc, char **argv)
 {
 	struct oa_cli o = { 0 };
 	struct pk_oa_recording *rec = NULL;
+	static struct pk_oa_stream_device sd;
+	bool is_stream;
 	struct pk_oa_summary s;
 	struct pk_diag d;
 	const char *path;
@@ -117,11 +258,17 @@ static int cmd_oa_report(int argc, char **argv)
 		return 2;
 	}
 	path = argv[optind];
+	if (stream_device(&o.stream, !o.counters || strcmp(o.counters, "none"), &sd, &is_stream))
+		return 2;
 	pk_diag_init(&d);
 	pk_diag_subject(&d, path);
-	if ((err = pk_oa_recording_read_file(path, &rec, &d))) {
+	err = is_stream ? pk_oa_stream_read_file(path, &sd, &rec, &d)
+			: pk_oa_recording_read_file(path, &rec, &d);
+	if (err) {
 		if (!d.msg[0])
 			pk_diag_fail(&d, err, "%s", strerror(-err));
+		if (err == -ENODATA && !d.hint[0])
+			pk_diag_hint(&d, "a bare kernel stream is read when its device is given (--pci-id ID --topology S,SS,EU)");
 		cli_diag(&d);
 		return 2;
 	}
@@ -292,14 +439,6 @@ static int cmd_oa_list(int argc, char **argv)
 }
 
 /* ---- dispatch ------------------------------------------------------------------- */
-
-#ifndef HAVE_OA_RECORD
-static int cmd_oa_record(int argc, char **argv)
-{
-	cli_error("'perfkit oa record' is not built in this version");
-	return 2;
-}
-#endif
 
 static const struct cli_verb verbs[] = {
 	{ "list", cmd_oa_list },

@@ -10,16 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <perfkit/oa.h>
+#include "fuzz_oa_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct pk_oa_recording *rec = NULL, *back = NULL;
-	struct pk_oa_timeline tl;
-	struct pk_oa_report r;
+	struct pk_oa_recording *rec = NULL;
 	struct pk_diag d;
-	struct pk_buf b;
 	int err;
 
 	pk_diag_init(&d);
@@ -31,23 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (err)
 		return 0;
-	if (pk_oa_timeline_build(rec, &tl, &d) == 0) {
-		for (size_t i = 0; i < tl.n_segments; i++)
-			if (tl.segments[i].end >= tl.n_reports || tl.segments[i].first > tl.segments[i].end)
-				abort();
-		pk_oa_timeline_release(&tl);
-	}
-	for (size_t i = 0; i < pk_oa_recording_n_reports(rec); i++)
-		pk_oa_report_decode(pk_oa_recording_decoder(rec), pk_oa_recording_report(rec, i), &r);
-	pk_buf_init(&b);
-	if (pk_oa_recording_write(rec, &b) == 0) {
-		if (pk_oa_recording_read_mem(b.data, b.len, "again", &back, &d) != 0)
-			abort();
-		if (pk_oa_recording_n_reports(back) != pk_oa_recording_n_reports(rec))
-			abort();
-		pk_oa_recording_free(back);
-	}
-	pk_buf_release(&b);
+	fuzz_oa_exercise(rec);
 	pk_oa_recording_free(rec);
 	return 0;
 }

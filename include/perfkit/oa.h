@@ -275,6 +275,15 @@ struct pk_oa_topology {
  */
 PK_API int pk_oa_topology_derive(struct pk_oa_topology *t, int graphics_ver);
 
+/*
+ * A full topology of @slices slices, each with @subslices subslices of @eus
+ * EUs (every bit set), in the kernel query's layout (masks rounded up to
+ * whole bytes); derived fields left for pk_oa_topology_derive(). -EINVAL for
+ * a count of 0 or above 64, -E2BIG past PK_OA_TOPOLOGY_MAX_DATA bytes.
+ */
+PK_API int pk_oa_topology_uniform(struct pk_oa_topology *t, unsigned slices, unsigned subslices,
+				  unsigned eus);
+
 /* Present in a slice/subslice/EU: bit tests on the raw data (false outside it). */
 PK_API bool pk_oa_topology_has_slice(const struct pk_oa_topology *t, unsigned s);
 PK_API bool pk_oa_topology_has_subslice(const struct pk_oa_topology *t, unsigned s, unsigned ss);
@@ -295,9 +304,8 @@ struct pk_oa_recording;
  * other than 1 is refused ("unsupported recording version 2 (expected 1)",
  * -EPROTO). Missing DEVICE_INFO or TOPOLOGY: -ENODATA, "missing device or
  * topology info". Unknown OA format or a SAMPLE shorter than its report:
- * -EBADMSG with the offset. Unknown record types are skipped.
- * The PCI id need not be known (pk_oa_recording_platform() is then NULL,
- * and the decoder comes from the generation of the OA format).
+ * -EBADMSG with the offset. Unknown record types are skipped. A PCI id
+ * perfkit does not know: -ENOTSUP, "recording made on an unsupported device".
  */
 PK_API int pk_oa_recording_read_mem(const void *data, size_t len, const char *name,
 				    struct pk_oa_recording **out, struct pk_diag *diag);
@@ -307,6 +315,33 @@ PK_API int pk_oa_recording_read_file(const char *path, struct pk_oa_recording **
 				     struct pk_diag *diag);
 
 PK_API void pk_oa_recording_free(struct pk_oa_recording *rec);
+
+/*
+ * A bare kernel stream: the bytes read() returned from an i915 perf fd
+ * (SAMPLE, REPORT_LOST and BUFFER_LOST records) with nothing to say which
+ * device made them, so the caller says it. @dev->info.device_id is needed;
+ * a timestamp_frequency or oa_format of 0 is the platform's; the metric set
+ * name and uuid may be empty (the set is then chosen by the caller). A
+ * topology with data_len 0 leaves the device variables taken from it at 0.
+ * There are no correlation points, so CPU times are not known (cpu_valid
+ * false). An IGT record in the stream (VERSION, DEVICE_INFO, TOPOLOGY,
+ * TIMESTAMP_CORRELATION) is refused with its offset: the file is an IGT
+ * recording, read with pk_oa_recording_read_*. The result is a recording
+ * like any other (pk_oa_recording_is_stream() true).
+ */
+struct pk_oa_stream_device {
+	struct pk_oa_device_info info;
+	struct pk_oa_topology topo;
+};
+
+PK_API int pk_oa_stream_read_mem(const void *data, size_t len, const char *name,
+				 const struct pk_oa_stream_device *dev, struct pk_oa_recording **out,
+				 struct pk_diag *diag);
+PK_API int pk_oa_stream_read_file(const char *path, const struct pk_oa_stream_device *dev,
+				  struct pk_oa_recording **out, struct pk_diag *diag);
+
+/* True when @rec was read from a bare kernel stream. */
+PK_API bool pk_oa_recording_is_stream(const struct pk_oa_recording *rec);
 
 /* 0 when the recording had no VERSION record. */
 PK_API uint32_t pk_oa_recording_version(const struct pk_oa_recording *rec);

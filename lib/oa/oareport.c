@@ -95,12 +95,18 @@ static int load_set(struct pk_oa_summary *s, const struct pk_oa_summary_opts *o,
 	/* the loader named the XML file; what follows is about the caller's subject again */
 	if (diag)
 		pk_diag_subject(diag, subject);
-	s->set = *key ? pk_oa_metrics_find_set(s->metrics, key) : NULL;
+	if (!*key)
+		return pk_diag_fail(diag, -ENOENT,
+				    "the %s does not name its metric set: give one by name or GUID (-m SET)",
+				    pk_oa_recording_is_stream(s->rec) ? "stream" : "recording");
+	s->set = pk_oa_metrics_find_set(s->metrics, key);
 	if (!s->set)
 		return pk_diag_fail(diag, -ENOENT, "metric set '%s' not found in %s", key,
 				    s->metrics_path);
-	s->uuid_mismatch = !s->set->hw_config_guid ||
-			   strcasecmp(s->set->hw_config_guid, di->metric_set_uuid) != 0;
+	/* a bare stream's set is the caller's word: there is no recorded uuid to differ */
+	s->uuid_mismatch = !(pk_oa_recording_is_stream(s->rec) && !di->metric_set_uuid[0]) &&
+			   (!s->set->hw_config_guid ||
+			    strcasecmp(s->set->hw_config_guid, di->metric_set_uuid) != 0);
 	pk_oa_devvars_from_recording(&vars, s->rec);
 	if ((err = pk_oa_eval_new(s->set, &vars, pk_oa_recording_decoder(s->rec)->fmt, &s->eval,
 				  diag)))

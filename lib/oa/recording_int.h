@@ -22,6 +22,7 @@ struct oa_mark {
 
 struct pk_oa_recording {
 	uint32_t version;
+	bool is_stream;                /* a bare kernel stream, its device given by the caller */
 	struct pk_oa_device_info dev;
 	struct pk_oa_topology topo;
 	const struct pk_oa_platform *platform;

@@ -2,9 +2,10 @@
  * The reader of IGT's i915-perf recording format (written by
  * i915-perf-recorder, read by i915-perf-reader and gpuvis). The framing is
  * lib/oa/records.c; this file interprets the IGT records and keeps the
- * reports. Two passes: the first finds the device (record order is free and
- * the last DEVICE_INFO / TOPOLOGY wins, so the report size is known only at
- * the end), the second copies the reports.
+ * reports. One pass over the records keeps a pointer to each report (record
+ * order is free and the last DEVICE_INFO / TOPOLOGY wins, so the report size
+ * is known only at the end, when the shortest SAMPLE is checked against it).
+ * The same reader takes a bare kernel stream, whose device the caller gives.
  *
  * VERSION payload:     0 u32 version (1), 4 u32 pad
  * DEVICE_INFO payload (336 bytes, ../shared/reference/gpu.md 1.3):
@@ -94,64 +95,6 @@ static int parse_topology(const struct pk_oa_record *r, struct pk_oa_topology *t
 	return 0;
 }
 
-static bool data_bit(const struct pk_oa_topology *t, uint64_t byte, unsigned bit)
-{
-	return byte < t->data_len && (t->data[byte] >> bit) & 1;
-}
-
-bool pk_oa_topology_has_slice(const struct pk_oa_topology *t, unsigned s)
-{
-	return s < t->max_slices && data_bit(t, s / 8, s % 8);
-}
-
-bool pk_oa_topology_has_subslice(const struct pk_oa_topology *t, unsigned s, unsigned ss)
-{
-	if (s >= t->max_slices || ss >= t->max_subslices)
-		return false;
-	return data_bit(t, (uint64_t)t->subslice_offset + (uint64_t)s * t->subslice_stride + ss / 8,
-			ss % 8);
-}
-
-bool pk_oa_topology_has_eu(const struct pk_oa_topology *t, unsigned s, unsigned ss, unsigned eu)
-{
-	if (s >= t->max_slices || ss >= t->max_subslices || eu >= t->max_eus_per_subslice)
-		return false;
-	return data_bit(t, (uint64_t)t->eu_offset +
-			((uint64_t)s * t->max_subslices + ss) * t->eu_stride + eu / 8, eu % 8);
-}
-
-/*
- * Slices, subslices and EUs are each considered up to 64 (no i915 device has
- * more), which bounds the work on hostile headers (u16 maxima) to 64^3 tests.
- */
-int pk_oa_topology_derive(struct pk_oa_topology *t, int graphics_ver)
-{
-	unsigned bps = graphics_ver >= 11 ? 8 : 3;
-	unsigned ns = t->max_slices < 64 ? t->max_slices : 64;
-	unsigned nss = t->max_subslices < 64 ? t->max_subslices : 64;
-	unsigned neu = t->max_eus_per_subslice < 64 ? t->max_eus_per_subslice : 64;
-
-	t->slice_mask = t->subslice_mask = 0;
-	t->n_eus = 0;
-	for (unsigned s = 0; s < ns; s++) {
-		if (pk_oa_topology_has_slice(t, s))
-			t->slice_mask |= 1ull << s;
-		for (unsigned ss = 0; ss < nss; ss++) {
-			unsigned bit = s * bps + ss;
-
-			if (!pk_oa_topology_has_subslice(t, s, ss))
-				continue;
-			if (bit < 64)
-				t->subslice_mask |= 1ull << bit;
-			for (unsigned eu = 0; eu < neu; eu++)
-				t->n_eus += pk_oa_topology_has_eu(t, s, ss, eu);
-		}
-	}
-	t->n_eu_slices = (uint32_t)__builtin_popcountll(t->slice_mask);
-	t->n_eu_sub_slices = (uint32_t)__builtin_popcountll(t->subslice_mask);
-	return 0;
-}
-
 /* What scan() found about the SAMPLE records. */
 struct scan_state {
 	size_t n_samples;
@@ -175,8 +118,9 @@ static int add_mark(struct pk_oa_recording *rec, size_t *cap, size_t before, uin
  * correlations and where the loss records were. The shortest SAMPLE is
  * remembered, to be checked once the device gives the report size.
  */
-static int scan(struct pk_oa_recording *rec, const uint8_t *data, size_t len, uint64_t *devinfo_off,
-		struct scan_state *st, struct pk_diag *diag)
+static int scan(struct pk_oa_recording *rec, const uint8_t *data, size_t len,
+		const struct pk_oa_stream_device *sd, uint64_t *devinfo_off, struct scan_state *st,
+		struct pk_diag *diag)
 {
 	struct pk_oa_record_iter it;
 	struct pk_oa_record r;
@@ -186,6 +130,10 @@ static int scan(struct pk_oa_recording *rec, const uint8_t *data, size_t len, ui
 
 	pk_oa_record_iter_init(&it, data, len);
 	while ((err = pk_oa_record_next(&it, &r, diag)) > 0) {
+		if (sd && r.type >= PK_OA_RECORD_VERSION && r.type <= PK_OA_RECORD_CORRELATION)
+			return PK_CORRUPT(diag, r.offset,
+					  "a %s record: this is an IGT recording, not a bare kernel stream, and has its own device description",
+					  pk_oa_record_type_name(r.type));
 		switch (r.type) {
 		case PK_OA_RECORD_VERSION:
 			rec->version = get32(r.payload);
@@ -241,6 +189,12 @@ static int scan(struct pk_oa_recording *rec, const uint8_t *data, size_t len, ui
 	}
 	if (err < 0)
 		return err;
+	if (sd) {
+		rec->dev = sd->info;
+		rec->topo = sd->topo;
+		rec->is_stream = true;
+		return 0;
+	}
 	if (!have_dev || !have_topo)
 		return pk_diag_fail(diag, -ENODATA, "invalid file, missing %s info",
 				    !have_dev && !have_topo ? "device and topology" :
@@ -262,6 +216,11 @@ static int setup_device(struct pk_oa_recording *rec, uint64_t off, struct pk_dia
 	rec->timestamp_frequency = di->timestamp_frequency ? di->timestamp_frequency :
 				   rec->platform->timestamp_frequency;
 	rec->stride = rec->dec.fmt->report_size;
+	if (rec->is_stream) {
+		/* the description given stands in for DEVICE_INFO: complete it */
+		rec->dev.timestamp_frequency = rec->timestamp_frequency;
+		rec->dev.oa_format = (uint32_t)rec->dec.fmt->format;
+	}
 	pk_oa_topology_derive(&rec->topo, rec->platform->graphics_ver);
 	return 0;
 }
@@ -271,7 +230,8 @@ static int setup_device(struct pk_oa_recording *rec, uint64_t off, struct pk_dia
  * which are not copied, and released with the recording or on failure).
  */
 static int read_owned(void *buf, size_t len, bool mapped, const char *name,
-		      struct pk_oa_recording **out, struct pk_diag *diag)
+		      const struct pk_oa_stream_device *sd, struct pk_oa_recording **out,
+		      struct pk_diag *diag)
 {
 	struct pk_oa_recording *rec = calloc(1, sizeof(*rec));
 	const uint8_t *data = buf;
@@ -290,7 +250,7 @@ static int read_owned(void *buf, size_t len, bool mapped, const char *name,
 	rec->buf = buf;
 	rec->buf_len = len;
 	rec->buf_mapped = mapped;
-	err = scan(rec, data, len, &devinfo_off, &st, diag);
+	err = scan(rec, data, len, sd, &devinfo_off, &st, diag);
 	if (!err)
 		err = setup_device(rec, devinfo_off, diag);
 	if (!err)
@@ -310,8 +270,9 @@ static int read_owned(void *buf, size_t len, bool mapped, const char *name,
 	return 0;
 }
 
-int pk_oa_recording_read_mem(const void *data, size_t len, const char *name,
-			     struct pk_oa_recording **out, struct pk_diag *diag)
+static int read_mem(const void *data, size_t len, const char *name,
+		    const struct pk_oa_stream_device *sd, struct pk_oa_recording **out,
+		    struct pk_diag *diag)
 {
 	void *copy = malloc(len ? len : 1);
 
@@ -322,11 +283,11 @@ int pk_oa_recording_read_mem(const void *data, size_t len, const char *name,
 	}
 	if (len)
 		memcpy(copy, data, len);
-	return read_owned(copy, len, false, name, out, diag);
+	return read_owned(copy, len, false, name, sd, out, diag);
 }
 
-int pk_oa_recording_read_file(const char *path, struct pk_oa_recording **out,
-			      struct pk_diag *diag)
+static int read_file(const char *path, const struct pk_oa_stream_device *sd,
+		     struct pk_oa_recording **out, struct pk_diag *diag)
 {
 	struct stat st;
 	void *map = NULL;
@@ -351,8 +312,8 @@ int pk_oa_recording_read_file(const char *path, struct pk_oa_recording **out,
 	}
 	close(fd);
 	if (!map)
-		return read_owned(NULL, 0, false, path, out, diag);
-	return read_owned(map, (size_t)st.st_size, true, path, out, diag);
+		return read_owned(NULL, 0, false, path, sd, out, diag);
+	return read_owned(map, (size_t)st.st_size, true, path, sd, out, diag);
 fail:
 	if (fd >= 0)
 		close(fd);
@@ -360,6 +321,33 @@ fail:
 	pk_diag_subject(diag, path);
 	return err;
 }
+
+int pk_oa_recording_read_mem(const void *data, size_t len, const char *name,
+			     struct pk_oa_recording **out, struct pk_diag *diag)
+{
+	return read_mem(data, len, name, NULL, out, diag);
+}
+
+int pk_oa_recording_read_file(const char *path, struct pk_oa_recording **out,
+			      struct pk_diag *diag)
+{
+	return read_file(path, NULL, out, diag);
+}
+
+int pk_oa_stream_read_mem(const void *data, size_t len, const char *name,
+			  const struct pk_oa_stream_device *dev, struct pk_oa_recording **out,
+			  struct pk_diag *diag)
+{
+	return read_mem(data, len, name, dev, out, diag);
+}
+
+int pk_oa_stream_read_file(const char *path, const struct pk_oa_stream_device *dev,
+			   struct pk_oa_recording **out, struct pk_diag *diag)
+{
+	return read_file(path, dev, out, diag);
+}
+
+bool pk_oa_recording_is_stream(const struct pk_oa_recording *rec) { return rec->is_stream; }
 
 void pk_oa_recording_free(struct pk_oa_recording *rec)
 {

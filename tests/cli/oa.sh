@@ -74,6 +74,7 @@ is "$(compare "$TMP/env.json" "$D/bdw_renderbasic.reader-output.txt")" ok "\$PER
 PERFKIT_OA_METRICS=$M/oa-bdw.xml "$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --json >"$TMP/env2.json" 2>&1
 is "$(compare "$TMP/env2.json" "$D/bdw_renderbasic.reader-output.txt")" ok "\$PERFKIT_OA_METRICS file"
 "$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics "$M/oa-bdw.xml" -r --json >"$TMP/pr.json" 2>&1
+gt=$(awk '/^   GpuTime: /{print $2; exit}' "$D/tgl_renderbasic.reader-output.txt")
 is "$(perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>); print scalar(@{$r->{segments}[0]{per_report}}), " ", $r->{segments}[0]{per_report}[0]{counters}{GpuTime}, " ", $r->{segments}[0]{per_report}[0]{reason}' <"$TMP/pr.json")" \
 	"3 1000000 timer" "--per-report --json: 3 pairs in the first segment, GpuTime 1000000 each"
 
@@ -116,6 +117,66 @@ grep -q "no metric file for platform 'bdw'" "$TMP/u.err" && pass "missing metric
 "$PERFKIT" oa frobnicate 2>/dev/null; is "$?" 2 "unknown oa command: exit 2"
 head -c 100 "$D/bdw_renderbasic.i915perf" >"$TMP/trunc.i915perf"
 "$PERFKIT" oa report "$TMP/trunc.i915perf" --metrics-dir "$M" 2>"$TMP/u.err" >/dev/null; is "$?" 2 "truncated recording: exit 2"
+
+# bare kernel streams: each recording's SAMPLE and LOST records alone, the
+# device given on the command line; every counter, context and GPU time must
+# equal what the reader printed for the whole recording (CPU times and
+# correlation lines are not known without correlation points)
+strip_igt() { # strip_igt IN OUT: keep the kernel's records (types 1-3)
+	perl -e 'local $/; open my $i, "<:raw", $ARGV[0] or die; my $d = <$i>; my ($p, $o) = (0, "");
+		while ($p + 8 <= length $d) { my ($t, $pad, $s) = unpack "VvV", substr($d, $p, 8); $s = unpack "v", substr($d, $p + 6, 2);
+			last if $s < 8; $o .= substr($d, $p, $s) if $t >= 1 && $t <= 3; $p += $s }
+		open my $w, ">:raw", $ARGV[1] or die; print $w $o' "$1" "$2"
+}
+for x in "hsw_renderbasic 0x0416 1,2,10 200,1200" "bdw_renderbasic 0x1616 1,3,8 300,1000" \
+	 "skl_renderbasic 0x1916 1,3,8 300,1050" "tgl_renderbasic 9a49 1,6,16 100,1300"; do
+	set -- $x
+	strip_igt "$D/$1.i915perf" "$TMP/$1.stream"
+	"$PERFKIT" oa report "$TMP/$1.stream" --pci-id $2 --topology $3 --gt-frequency $4 -m RenderBasic \
+		--metrics-dir "$M" -c all -r >"$TMP/$1.stream.txt" 2>&1
+	is "$?" 0 "$1 as a bare stream (--pci-id $2 --topology $3): exit 0"
+	if diff <(grep -v 'Time: \|correlation' "$TMP/$1.stream.txt") <(grep -v 'Time: \|correlation' "$D/$1.reader-output.txt") >"$TMP/$1.diff"; then
+		pass "$1 as a bare stream: every line but CPU times equals the reader's for the recording"
+	else fail "$1 as a bare stream: every line but CPU times equals the reader's" "$(head -5 "$TMP/$1.diff")"; fi
+done
+"$PERFKIT" oa report "$TMP/tgl_renderbasic.stream" --pci-id 0x9a49 --topology 1,6,16 -m RenderBasic --metrics-dir "$M" \
+	-c GpuTime --json >"$TMP/st.json" 2>"$TMP/st.err"
+is "$(perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>); my $s = $r->{segments}[0];
+	print "$r->{reports} ", scalar(@{$r->{segments}}), " $s->{ctx_id} $s->{cpu_ns_start} $s->{cpu_ns_end} $s->{counters}{GpuTime}"' <"$TMP/st.json")" \
+	"5 2 32 0 0 $gt" "bare stream --json: 5 reports, 2 segments, context 0x20, no CPU times, the reader's first GpuTime ($gt ns)"
+[ -s "$TMP/st.err" ] && fail "bare stream with -m: no uuid warning" "$(cat "$TMP/st.err")" || pass "bare stream with -m: no uuid warning"
+strip_igt "$D/dg2_renderbasic.i915perf" "$TMP/dg2.stream"
+"$PERFKIT" oa report "$TMP/dg2.stream" --pci-id 0x56a0 -c none --json >"$TMP/dg2s.json" 2>&1
+is "$?" 0 "DG2 bare stream -c none: decodes without topology or metric file"
+grep -q '"reports":5,' "$TMP/dg2s.json" && pass "DG2 bare stream: 5 reports" || fail "DG2 bare stream: 5 reports" "$(head -c 300 "$TMP/dg2s.json")"
+stream_err() { # stream_err PATTERN DESCRIPTION ARGS...
+	local want=$1 what=$2; shift 2
+	"$PERFKIT" oa report "$@" >/dev/null 2>"$TMP/se.err"
+	local st=$?
+	if [ $st = 2 ] && grep -q -- "$want" "$TMP/se.err"; then pass "$what: exit 2, '$want'"
+	else fail "$what: exit 2, '$want'" "exit $st: $(head -3 "$TMP/se.err")"; fi
+}
+stream_err "hint: a bare kernel stream is read when its device is given" "a stream without its device" "$TMP/tgl_renderbasic.stream" --metrics-dir "$M"
+stream_err "stream does not name its metric set: give one by name or GUID (-m SET)" "a stream without -m" "$TMP/tgl_renderbasic.stream" --pci-id 9a49 --topology 1,6,16 --metrics-dir "$M"
+stream_err "needs --topology" "a stream without --topology" "$TMP/tgl_renderbasic.stream" --pci-id 9a49 -m RenderBasic --metrics-dir "$M"
+stream_err "give --pci-id too" "--topology alone" "$TMP/tgl_renderbasic.stream" --topology 1,6,16
+stream_err "PCI id 0x1234 is not an i915 device perfkit knows" "an unknown PCI id" "$TMP/tgl_renderbasic.stream" --pci-id 1234 -c none
+stream_err "invalid value 'zz' for --pci-id" "a bad PCI id" "$TMP/tgl_renderbasic.stream" --pci-id zz -c none
+stream_err "invalid value '1,0,16' for --topology" "a zero count" "$TMP/tgl_renderbasic.stream" --pci-id 9a49 --topology 1,0,16
+stream_err "invalid value '1,6' for --topology" "two counts" "$TMP/tgl_renderbasic.stream" --pci-id 9a49 --topology 1,6
+stream_err "unknown OA format 'A99'" "an unknown format" "$TMP/tgl_renderbasic.stream" --pci-id 9a49 --oa-format A99 -c none
+stream_err "invalid value '900,100' for --gt-frequency" "min above max" "$TMP/tgl_renderbasic.stream" --pci-id 9a49 --gt-frequency 900,100 -c none
+stream_err "tgl_renderbasic.i915perf': a version record: this is an IGT recording, not a bare kernel stream.* at offset 0" \
+	"an IGT recording given a device" "$D/tgl_renderbasic.i915perf" --pci-id 9a49 -c none
+# the format by name and by number, the frequency given: the same values as the platform's defaults
+"$PERFKIT" oa report "$TMP/tgl_renderbasic.stream" --pci-id 9a49 --topology 1,6,16 -m RenderBasic --metrics-dir "$M" \
+	-c all --oa-format A32u40_A4u32_B8_C8 --timestamp-frequency 19200000 --gt-frequency 100,1300 >"$TMP/st2.txt" 2>&1
+"$PERFKIT" oa report "$TMP/tgl_renderbasic.stream" --pci-id 9a49 --topology 1,6,16 -m RenderBasic --metrics-dir "$M" \
+	-c all --oa-format 10 --gt-frequency 100,1300 >"$TMP/st3.txt" 2>&1
+cmp -s "$TMP/st2.txt" "$TMP/st3.txt" && pass "--oa-format by name or number, --timestamp-frequency: the defaults' output" || fail "--oa-format by name or number" "$(diff "$TMP/st2.txt" "$TMP/st3.txt" | head -4)"
+"$PERFKIT" oa report "$TMP/tgl_renderbasic.stream" --pci-id 9a49 --topology 1,6,16 -m RenderBasic --metrics-dir "$M" \
+	-c GpuTime --timestamp-frequency 38400000 --json >"$TMP/st4.json" 2>&1
+grep -q "\"GpuTime\":$((gt / 2))}" "$TMP/st4.json" && pass "--timestamp-frequency doubled: GpuTime halved ($((gt / 2)) ns)" || fail "--timestamp-frequency doubled: GpuTime halved" "$(head -c 400 "$TMP/st4.json")"
 
 # list
 "$PERFKIT" oa list --metrics-dir "$M" >"$TMP/list.txt" 2>&1; is "$?" 0 "oa list --metrics-dir exits 0"
