@@ -106,6 +106,17 @@ PK_API int pk_buf_printf(struct pk_buf *b, const char *fmt, ...)
  */
 PK_API int pk_array_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first);
 
+/* ---- numbers as text ---------------------------------------------------- */
+
+#define PK_FIXED6_MAX 352   /* enough for printf("%f") of any double, with its NUL */
+
+/*
+ * @v as printf("%f") prints it (six decimals, exact rounding half to even,
+ * "-" for negative values and -0.0, "inf"/"nan" as glibc spells them) into
+ * @out (PK_FIXED6_MAX bytes); returns the length.
+ */
+PK_API size_t pk_format_fixed6(double v, char *out);
+
 /* ---- bounded reader over untrusted bytes ------------------------------ */
 
 struct pk_reader {

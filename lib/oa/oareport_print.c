@@ -48,49 +48,31 @@ static char *u64_text(uint64_t v, char *buf)
 	return p;
 }
 
-static void print_value(FILE *f, const struct pk_oa_value *v)
-{
-	char buf[24];
-
-	if (v->type == PK_OA_FLOAT)
-		fprintf(f, "%f", v->f);
-	else
-		fputs(u64_text(v->u, buf), f);
-}
-
 /*
- * "   Name: value" lines, as the reader prints them (%f for floats). One
- * line is built and written at once: this is most of the output of -c all.
+ * "   Name: value" lines, as the reader prints them (%f for floats, through
+ * pk_format_fixed6). One line is built and written at once: this is most
+ * of the output of -c all.
  */
 static void print_counters(const struct pk_oa_summary *s, FILE *f, const struct pk_oa_value *v)
 {
-	char line[512];
+	char line[PK_FIXED6_MAX + 64];
 
 	for (size_t k = 0; k < s->n_sel; k++) {
 		const char *name = s->set->counters[s->sel[k]].symbol_name;
 		const struct pk_oa_value *x = &v[s->sel[k]];
 		size_t n = strlen(name);
-		int m;
 
-		if (n > sizeof(line) - 64) {
+		if (n > 40) {
 			fprintf(f, "   %s: ", name);
-			print_value(f, x);
-			fputc('\n', f);
-			continue;
+			n = 0;
+		} else {
+			memcpy(line, "   ", 3);
+			memcpy(line + 3, name, n);
+			memcpy(line + 3 + n, ": ", 2);
+			n += 5;
 		}
-		memcpy(line, "   ", 3);
-		memcpy(line + 3, name, n);
-		memcpy(line + 3 + n, ": ", 2);
-		n += 5;
 		if (x->type == PK_OA_FLOAT) {
-			m = snprintf(line + n, sizeof(line) - n - 1, "%f", x->f);
-			if (m < 0 || (size_t)m >= sizeof(line) - n - 1) {
-				fwrite(line, 1, n, f);
-				print_value(f, x);
-				fputc('\n', f);
-				continue;
-			}
-			n += (size_t)m;
+			n += pk_format_fixed6(x->f, line + n);
 		} else {
 			char buf[24], *p = u64_text(x->u, buf);
 			size_t l = (size_t)(buf + 23 - p);

@@ -146,6 +146,32 @@ void pk_oa_timeline_release(struct pk_oa_timeline *tl)
 	memset(tl, 0, sizeof(*tl));
 }
 
+/* Append the segment of context @ctx over reports [@first, @end] (@last: the final one). */
+static int add_segment(const struct pk_oa_recording *rec, struct pk_oa_timeline *tl, size_t *cap,
+		       uint32_t ctx, size_t first, size_t end, bool last)
+{
+	const struct pk_oa_decoder *d = &rec->dec;
+	struct pk_oa_segment *seg;
+	struct pk_oa_report h;
+
+	if (pk_array_grow((void **)&tl->segments, cap, tl->n_segments + 1, sizeof(*tl->segments), 8))
+		return -ENOMEM;
+	seg = &tl->segments[tl->n_segments++];
+	memset(seg, 0, sizeof(*seg));
+	seg->ctx_id = ctx;
+	seg->first = first;
+	seg->end = end;
+	seg->n_reports = end - first + (last ? 1 : 0);
+	pk_oa_recording_accumulate(rec, first, end, seg->deltas);
+	pk_oa_report_header(d, pk_oa_recording_report(rec, first), &h);
+	seg->gpu_ts_start = h.timestamp;
+	pk_oa_report_header(d, pk_oa_recording_report(rec, end), &h);
+	seg->gpu_ts_end = h.timestamp;
+	seg->cpu_ns_start = pk_oa_recording_cpu_time(rec, seg->gpu_ts_start);
+	seg->cpu_ns_end = pk_oa_recording_cpu_time(rec, seg->gpu_ts_end);
+	return 0;
+}
+
 int pk_oa_timeline_build(const struct pk_oa_recording *rec, struct pk_oa_timeline *tl,
 			 struct pk_diag *diag)
 {
@@ -173,34 +199,24 @@ int pk_oa_timeline_build(const struct pk_oa_recording *rec, struct pk_oa_timelin
 	tl->ts_last = h.timestamp;
 	tl->raw_ts_last = h.raw_timestamp;
 
-	for (size_t i = 0; i < n; i++) {
-		pk_oa_report_header(d, pk_oa_recording_report(rec, i), &h);
-		if (i && h.ctx_id == cur)
-			continue;
-		if (pk_array_grow((void **)&tl->segments, &cap, tl->n_segments + 1,
-				  sizeof(*tl->segments), 8)) {
+	/*
+	 * One pass: a segment is accumulated as soon as its end is found, while
+	 * the reports whose headers were just read are still in the cache.
+	 */
+	pk_oa_report_header(d, pk_oa_recording_report(rec, 0), &h);
+	cur = h.ctx_id;
+	for (size_t i = 1, first = 0; i <= n; i++) {
+		if (i < n) {
+			pk_oa_report_header(d, rec->reports[i], &h);
+			if (h.ctx_id == cur)
+				continue;
+		}
+		if (add_segment(rec, tl, &cap, cur, first, i < n ? i : n - 1, i == n)) {
 			pk_oa_timeline_release(tl);
 			return pk_diag_fail(diag, -ENOMEM, "out of memory");
 		}
-		memset(&tl->segments[tl->n_segments], 0, sizeof(tl->segments[0]));
-		tl->segments[tl->n_segments].ctx_id = h.ctx_id;
-		tl->segments[tl->n_segments].first = i;
-		tl->n_segments++;
+		first = i;
 		cur = h.ctx_id;
-	}
-	for (size_t s = 0; s < tl->n_segments; s++) {
-		struct pk_oa_segment *seg = &tl->segments[s];
-		bool last = s + 1 == tl->n_segments;
-
-		seg->end = last ? n - 1 : tl->segments[s + 1].first;
-		seg->n_reports = seg->end - seg->first + (last ? 1 : 0);
-		pk_oa_recording_accumulate(rec, seg->first, seg->end, seg->deltas);
-		pk_oa_report_header(d, pk_oa_recording_report(rec, seg->first), &h);
-		seg->gpu_ts_start = h.timestamp;
-		pk_oa_report_header(d, pk_oa_recording_report(rec, seg->end), &h);
-		seg->gpu_ts_end = h.timestamp;
-		seg->cpu_ns_start = pk_oa_recording_cpu_time(rec, seg->gpu_ts_start);
-		seg->cpu_ns_end = pk_oa_recording_cpu_time(rec, seg->gpu_ts_end);
 	}
 	return 0;
 }

@@ -1,10 +1,12 @@
 /*
  * Unit tests for lib/core: diagnostics formatting, the growable buffer, the
  * bounded reader on truncated input, CPU-list parsing (valid and hostile),
- * small-file reads and the workload launcher (exec success and failure).
+ * small-file reads, the workload launcher (exec success and failure) and
+ * pk_format_fixed6 against the C library's printf("%f").
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -150,6 +152,67 @@ static void test_workload(void)
 	is_int(pk_workload_prepare(&w, (char *[]){ NULL }, &d), -EINVAL, "empty argv refused");
 }
 
+/* pk_format_fixed6 against the C library's own "%f", which it must equal. */
+static int fixed6_differs(double v)
+{
+	char want[PK_FIXED6_MAX + 8], got[PK_FIXED6_MAX];
+	size_t n = pk_format_fixed6(v, got);
+
+	snprintf(want, sizeof(want), "%f", v);
+	if (n == strlen(want) && strcmp(got, want) == 0)
+		return 0;
+	diag("%a: printf '%s', pk_format_fixed6 '%s' (%zu)", v, want, got, n);
+	return 1;
+}
+
+static double random_double(uint64_t *state, int lo_exp, int hi_exp)
+{
+	uint64_t r = pk_hash_mix64(++*state);
+	double mant = (double)(r >> 11) / 9007199254740992.0;     /* [0, 1) */
+	int e = lo_exp + (int)(pk_hash_mix64(r) % (uint64_t)(hi_exp - lo_exp + 1));
+
+	return ldexp(1.0 + mant, e) * ((r & 1) ? -1 : 1);
+}
+
+static void test_fixed6(void)
+{
+	static const double fixed[] = {
+		0.0, -0.0, 1.0, -1.0, 0.5, 1e-7, -1e-7, 4e-7, 5e-7, 6e-7, 4.9999999e-7, 5.0000001e-7,
+		1.0 / 128, 3.0 / 128, 5.0 / 128, 0.0000015, 0.0000025, 0.1, 0.7, 123.4567895,
+		999999.9999995, 9999999999999.99, 9999999999999.9999995, 1e13, -1e13, 1e15, 1e300, -1e300,
+		4.9e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 75.0, 0.004417, 800000000.0,
+	};
+	uint64_t state = 42;
+	int bad = 0;
+
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		bad += fixed6_differs(fixed[i]);
+	ok(bad == 0, "fixed6: %zu chosen values print as printf's %%f", sizeof(fixed) / sizeof(fixed[0]));
+	bad = fixed6_differs(INFINITY) + fixed6_differs(-INFINITY) + fixed6_differs(NAN);
+	ok(bad == 0, "fixed6: inf, -inf, nan as printf spells them");
+	/* every tie at six decimals that a double can hold exactly: k / 2^7 */
+	bad = 0;
+	for (int k = 0; k < 100000 && bad < 5; k++)
+		bad += fixed6_differs(k / 128.0) + fixed6_differs(k / 64.0 + 1.0 / 128);
+	ok(bad == 0, "fixed6: 200,000 exact ties round half to even");
+	/* each side of the rounding point of 100,000 six-decimal values */
+	bad = 0;
+	for (int k = 0; k < 100000 && bad < 5; k++) {
+		double x = (k + 0.5) / 1e6;
+
+		bad += fixed6_differs(x) + fixed6_differs(nextafter(x, 0)) + fixed6_differs(nextafter(x, 1));
+	}
+	ok(bad == 0, "fixed6: 300,000 values at and beside the half-way points");
+	bad = 0;
+	for (int k = 0; k < 1000000 && bad < 5; k++)
+		bad += fixed6_differs(random_double(&state, -40, 44));
+	ok(bad == 0, "fixed6: 1,000,000 random doubles from 2^-40 to 2^45, both signs");
+	bad = 0;
+	for (int k = 0; k < 200000 && bad < 5; k++)
+		bad += fixed6_differs(random_double(&state, -1074, 1023));
+	ok(bad == 0, "fixed6: 200,000 random doubles over the whole exponent range");
+}
+
 int main(void)
 {
 	test_diag();
@@ -158,5 +221,6 @@ int main(void)
 	test_cpulist();
 	test_files();
 	test_workload();
+	test_fixed6();
 	return done_testing();
 }

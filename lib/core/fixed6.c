@@ -1,0 +1,66 @@
+/*
+ * printf("%f") without printf: a double with six decimals, the exact
+ * decimal value of the binary number rounded half to even, as glibc prints
+ * it in the default rounding mode. The OA reports print hundreds of
+ * thousands of such values, and glibc's general multi-precision path is
+ * most of their cost.
+ *
+ * v = m * 2^e exactly (m < 2^53), so v * 10^6 = m * 15625 * 2^(e + 6),
+ * where m * 15625 < 2^67 fits in 128 bits: the scaled value's integer part
+ * and remainder come from one shift, and the rounding is exact. Values of
+ * 10^13 or more, infinities and NaNs go to snprintf.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <perfkit/core.h>
+
+size_t pk_format_fixed6(double v, char *out)
+{
+	uint64_t bits, m, q, ipart;
+	unsigned __int128 p;
+	int e, s;
+	char digits[24], *d = digits + sizeof(digits);
+	size_t n = 0;
+
+	memcpy(&bits, &v, 8);
+	e = (int)((bits >> 52) & 0x7ff);
+	if (e == 0x7ff || (v >= 1e13 || v <= -1e13)) {
+		int r = snprintf(out, PK_FIXED6_MAX, "%f", v);
+
+		return r < 0 ? 0 : (size_t)r < PK_FIXED6_MAX ? (size_t)r : PK_FIXED6_MAX - 1;
+	}
+	m = bits & ((1ull << 52) - 1);
+	if (e)
+		m |= 1ull << 52;
+	e = e ? e - 1075 : -1074;
+	p = (unsigned __int128)m * 15625u;
+	s = e + 6;
+	if (s >= 0) {
+		q = (uint64_t)(p << s);
+	} else if (-s >= 128) {
+		q = 0;
+	} else {
+		unsigned k = (unsigned)-s;
+		unsigned __int128 rem = p & ((((unsigned __int128)1) << k) - 1);
+		unsigned __int128 half = ((unsigned __int128)1) << (k - 1);
+
+		q = (uint64_t)(p >> k);
+		if (rem > half || (rem == half && (q & 1)))
+			q++;
+	}
+	if (bits >> 63)
+		out[n++] = '-';
+	ipart = q / 1000000u;
+	q %= 1000000u;
+	do
+		*--d = (char)('0' + ipart % 10);
+	while (ipart /= 10);
+	memcpy(out + n, d, (size_t)(digits + sizeof(digits) - d));
+	n += (size_t)(digits + sizeof(digits) - d);
+	out[n++] = '.';
+	for (int i = 5; i >= 0; i--, q /= 10)
+		out[n + (size_t)i] = (char)('0' + q % 10);
+	n += 6;
+	out[n] = '\0';
+	return n;
+}
