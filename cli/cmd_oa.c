@@ -2,8 +2,9 @@
  * perfkit oa: Intel i915 OA hardware counters. This file dispatches
  * `perfkit oa <verb>` and implements two verbs:
  *
- *   list    i915 devices (from /sys/class/drm) and the metric sets of the
- *           metric files (--metrics FILE, or every oa-*.xml of a directory)
+ *   list    i915 cards (sysfs) with the metric sets their kernel offers,
+ *           and the metric sets of the metric files (--metrics FILE, or
+ *           every oa-*.xml of a directory)
  *   report  a recording read through its metric set, printed as IGT's
  *           i915-perf-reader -c prints it, or as JSON (pk_oa_summary_*);
  *           also a bare kernel stream, its device given by options
@@ -14,6 +15,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +28,7 @@
 #include "cmd_oa_record.h"
 
 static const char usage_text[] =
-	"usage: perfkit oa list [--metrics FILE|--metrics-dir DIR]\n"
+	"usage: perfkit oa list [--metrics FILE|--metrics-dir DIR] [--sys-root DIR]\n"
 	"       perfkit oa record [-m SET] [-p PERIOD] [-o FILE] [--duration S] [-- CMD ...]\n"
 	"       perfkit oa report FILE [--metrics FILE|--metrics-dir DIR] [-m SET]\n"
 	"                         [-c COUNTER,...|all|none] [-r|--per-report] [--json]\n"
@@ -39,6 +41,7 @@ static const char usage_text[] =
 	"  --metrics FILE        the metric file (Intel's oa-<platform>.xml)\n"
 	"  --metrics-dir DIR     look for oa-<platform>.xml in DIR (default: $PERFKIT_OA_METRICS,\n"
 	"                        else " PK_OA_METRICS_DIR ")\n"
+	"      --sys-root DIR    (list) read the i915 cards from DIR instead of /sys\n"
 	"  -m, --metric-set SET  the metric set by symbol name or GUID (default: the recording's)\n"
 	"  -c, --counters LIST   counters to print, by symbol name; all (default: every available\n"
 	"                        counter, sorted by name), none (segments only, no metric file)\n"
@@ -62,16 +65,17 @@ struct oa_stream_opts {
 };
 
 struct oa_cli {
-	const char *metrics, *metrics_dir, *set, *counters;
+	const char *metrics, *metrics_dir, *set, *counters, *sys_root;
 	bool per_report, json;
 	struct oa_stream_opts stream;
 };
 
 static int parse_args(struct oa_cli *o, int argc, char **argv, bool report)
 {
-	enum { OPT_METRICS = 256, OPT_METRICS_DIR, OPT_JSON, OPT_PCI_ID, OPT_TOPOLOGY, OPT_TS_FREQ,
+	enum { OPT_METRICS = 256, OPT_METRICS_DIR, OPT_SYS_ROOT, OPT_JSON, OPT_PCI_ID, OPT_TOPOLOGY, OPT_TS_FREQ,
 	       OPT_FORMAT, OPT_REVISION, OPT_GT_FREQ };
 	static const struct option longopts[] = {
+		{ "sys-root", required_argument, NULL, OPT_SYS_ROOT },
 		{ "pci-id", required_argument, NULL, OPT_PCI_ID },
 		{ "topology", required_argument, NULL, OPT_TOPOLOGY },
 		{ "timestamp-frequency", required_argument, NULL, OPT_TS_FREQ },
@@ -100,6 +104,7 @@ static int parse_args(struct oa_cli *o, int argc, char **argv, bool report)
 		case 'c': o->counters = optarg; break;
 		case 'r': o->per_report = true; break;
 		case OPT_JSON: o->json = true; break;
+		case OPT_SYS_ROOT: o->sys_root = optarg; break;
 		case OPT_PCI_ID: o->stream.pci_id = optarg; break;
 		case OPT_TOPOLOGY: o->stream.topology = optarg; break;
 		case OPT_TS_FREQ: o->stream.ts_freq = optarg; break;
@@ -111,6 +116,10 @@ static int parse_args(struct oa_cli *o, int argc, char **argv, bool report)
 			return 1;
 		case '?':
 			cli_bad_option(argv, "mc");
+			return -EINVAL;
+		}
+		if (report && opt == OPT_SYS_ROOT) {
+			cli_error("option '%s' is for 'perfkit oa list' and 'perfkit oa record'", argv[optind - 1]);
 			return -EINVAL;
 		}
 		if (!report && (opt == 'm' || opt == 'c' || opt == 'r' || opt >= OPT_JSON)) {
@@ -306,46 +315,54 @@ static int cmd_oa_report(int argc, char **argv)
 
 /* ---- list ----------------------------------------------------------------------- */
 
-/* i915 devices under /sys/class/drm: the card nodes whose driver is i915. */
-static void list_devices(void)
+/* The metric file for @p as report would choose it, loaded; NULL when there is none. */
+static struct pk_oa_metrics *platform_metrics(const struct oa_cli *o, const struct pk_oa_platform *p)
 {
-	DIR *dir = opendir("/sys/class/drm");
-	struct dirent *e;
-	unsigned found = 0;
+	struct pk_oa_metrics *m = NULL;
+	char path[4096];
+	struct pk_diag d;
 
-	while (dir && (e = readdir(dir))) {
-		char link[PATH_MAX], target[PATH_MAX], idpath[PATH_MAX], id[32] = "";
-		const struct pk_oa_platform *p;
-		const char *drv;
-		ssize_t n;
-		FILE *f;
+	pk_diag_init(&d);
+	if (!p || pk_oa_metrics_path(o->metrics, o->metrics_dir, p->metrics, path, sizeof(path), &d) ||
+	    pk_oa_metrics_load(path, &m, &d))
+		return NULL;
+	return m;
+}
 
-		if (fnmatch("card[0-9]*", e->d_name, 0) || strchr(e->d_name, '-'))
-			continue;
-		snprintf(link, sizeof(link), "/sys/class/drm/%.200s/device/driver", e->d_name);
-		n = readlink(link, target, sizeof(target) - 1);
-		if (n < 0)
-			continue;
-		target[n] = '\0';
-		drv = strrchr(target, '/');
-		if (strcmp(drv ? drv + 1 : target, "i915"))
-			continue;
-		snprintf(idpath, sizeof(idpath), "/sys/class/drm/%.200s/device/device", e->d_name);
-		if ((f = fopen(idpath, "r"))) {
-			if (!fgets(id, sizeof(id), f))
-				id[0] = '\0';
-			fclose(f);
-		}
-		id[strcspn(id, "\n")] = '\0';
-		p = pk_oa_platform_by_pci_id((uint32_t)strtoul(id, NULL, 16));
-		printf("%s: i915 device %s (%s, metric file oa-%s.xml)\n", e->d_name, id[0] ? id : "?",
-		       p ? p->name : "unknown platform", p ? p->metrics : "?");
-		found++;
+/*
+ * The i915 cards (sysfs) and the metric sets each one's kernel offers, named
+ * from the platform's metric file when there is one.
+ */
+static int list_devices(const struct oa_cli *o)
+{
+	struct pk_oa_card *cards;
+	struct pk_diag d;
+	size_t n;
+
+	pk_diag_init(&d);
+	if (pk_oa_cards_list(o->sys_root, &cards, &n, &d)) {
+		cli_diag(&d);
+		return -1;
 	}
-	if (dir)
-		closedir(dir);
-	if (!found)
+	if (!n)
 		printf("no i915 device on this machine (OA capture needs one; reports work anywhere)\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct pk_oa_card *c = &cards[i];
+		struct pk_oa_metrics *m = platform_metrics(o, c->platform);
+
+		printf("card%d: i915 device 0x%04x (%s, metric file oa-%s.xml), %zu metric set%s in the kernel\n",
+		       c->card, c->pci_id, c->platform ? c->platform->name : "unknown platform",
+		       c->platform ? c->platform->metrics : "?", c->n_sets, c->n_sets == 1 ? "" : "s");
+		for (size_t k = 0; k < c->n_sets; k++) {
+			const struct pk_oa_set_info *s = m ? pk_oa_metrics_find_set(m, c->sets[k].guid) : NULL;
+
+			printf("  id %-4" PRIu64 " %-36s %s%s%s%s\n", c->sets[k].id, c->sets[k].guid,
+			       s ? s->symbol_name : "-", s ? " (" : "", s ? s->name : "", s ? ")" : "");
+		}
+		pk_oa_metrics_free(m);
+	}
+	pk_oa_cards_free(cards, n);
+	return 0;
 }
 
 static int list_file(const char *path)
@@ -427,7 +444,8 @@ static int cmd_oa_list(int argc, char **argv)
 		cli_error("unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
-	list_devices();
+	if (list_devices(&o))
+		return 1;
 	if (o.metrics)
 		return list_file(o.metrics) ? 2 : 0;
 	if (o.metrics_dir)

@@ -810,6 +810,31 @@ struct pk_oa_device_opts {
 };
 
 /* An opened i915 device and what a recording says about it. */
+/* ---- the i915 cards of this machine ----------------------------------------------- */
+
+/* A metric set the kernel offers: @sys_root/class/drm/cardN/metrics/GUID/id. */
+struct pk_oa_kernel_set {
+	char guid[40];
+	uint64_t id;
+};
+
+struct pk_oa_card {
+	int card;                            /* N of cardN */
+	uint32_t pci_id;                     /* device/device; 0 when unreadable */
+	const struct pk_oa_platform *platform;  /* NULL when perfkit does not know the id */
+	struct pk_oa_kernel_set *sets;       /* by id */
+	size_t n_sets;
+};
+
+/*
+ * The i915 cards under @sys_root/class/drm (NULL: /sys), by card number,
+ * each with its metric sets; none (0, *@n 0) when the directory is missing.
+ * 0 or -ENOMEM. Free with pk_oa_cards_free().
+ */
+PK_API int pk_oa_cards_list(const char *sys_root, struct pk_oa_card **cards, size_t *n,
+			    struct pk_diag *diag);
+PK_API void pk_oa_cards_free(struct pk_oa_card *cards, size_t n);
+
 struct pk_oa_device;
 
 /*

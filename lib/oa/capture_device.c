@@ -33,33 +33,6 @@ int fmt_path(char *buf, size_t sz, const char *fmt, ...)
 
 /* ---- discovery ------------------------------------------------------------------- */
 
-/* N when @name is exactly "cardN", else -1 (connectors: card0-DP-1). */
-static int card_number(const char *name)
-{
-	char *end;
-	long n;
-
-	if (strncmp(name, "card", 4) || name[4] < '0' || name[4] > '9')
-		return -1;
-	n = strtol(name + 4, &end, 10);
-	return *end || n > INT_MAX ? -1 : (int)n;
-}
-
-static int is_i915(const char *drm_dir, int card)
-{
-	char path[PATH_MAX], target[PATH_MAX];
-	const char *base;
-	ssize_t n;
-
-	fmt_path(path, sizeof(path), "%s/card%d/device/driver", drm_dir, card);
-	n = readlink(path, target, sizeof(target) - 1);
-	if (n <= 0)
-		return 0;
-	target[n] = '\0';
-	base = strrchr(target, '/');
-	return strcmp(base ? base + 1 : target, "i915") == 0;
-}
-
 /* The i915 card to use: @want, or the lowest-numbered one. */
 static int find_card(const char *sys_root, int want, int *card, struct pk_diag *diag)
 {
@@ -72,11 +45,11 @@ static int find_card(const char *sys_root, int want, int *card, struct pk_diag *
 	d = opendir(drm_dir);
 	if (d) {
 		while ((de = readdir(d))) {
-			int n = card_number(de->d_name);
+			int n = oa_card_number(de->d_name);
 
 			if (n < 0 || (want >= 0 && n != want) || (best >= 0 && n > best))
 				continue;
-			if (is_i915(drm_dir, n))
+			if (oa_card_is_i915(drm_dir, n))
 				best = n;
 		}
 		closedir(d);

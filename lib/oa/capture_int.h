@@ -1,7 +1,7 @@
 /*
  * Private pieces of the OA live capture shared by capture_device.c (finding
- * and describing the i915 device) and capture.c (the stream): the device
- * handle and a few constants.
+ * and describing the i915 device), capture.c (the stream) and cards.c (the
+ * i915 cards of sysfs): the device handle, card discovery, a few constants.
  */
 #ifndef PERFKIT_OA_CAPTURE_INT_H
 #define PERFKIT_OA_CAPTURE_INT_H
@@ -34,6 +34,11 @@ struct pk_oa_device {
 	struct pk_oa_device_info info;
 	struct pk_oa_topology topo;
 };
+
+/* N when @name is exactly "cardN", else -1 (connectors: card0-DP-1). cards.c */
+int oa_card_number(const char *name);
+/* True when @drm_dir/cardN/device/driver links to a driver named i915. cards.c */
+bool oa_card_is_i915(const char *drm_dir, int card);
 
 /* snprintf for paths: 0, or -ENAMETOOLONG when it did not fit (the result is then cut). */
 int fmt_path(char *buf, size_t sz, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

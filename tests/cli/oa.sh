@@ -185,6 +185,26 @@ grep -q "oa-hsw.xml: 6 metric sets" "$TMP/list.txt" && pass "list: every file of
 if ! ls /sys/class/drm/card*/device/driver 2>/dev/null | grep -q .; then
 	grep -q "no i915 device on this machine" "$TMP/list.txt" && pass "list: no device said plainly" || fail "list: no device said plainly"
 fi
+# a fixture sysfs: card0 an i915 Tigerlake offering 3 sets (one unknown to
+# the metric file), card1 another driver, card0-DP-1 a connector
+S=$TMP/sys
+mkdir -p "$S/class/drm/card0/device" "$S/class/drm/card1/device" "$S/class/drm/card0-DP-1" "$S/bus/pci/drivers/i915" "$S/bus/pci/drivers/amdgpu"
+ln -s ../../../../bus/pci/drivers/i915 "$S/class/drm/card0/device/driver"
+ln -s ../../../../bus/pci/drivers/amdgpu "$S/class/drm/card1/device/driver"
+echo 0x9a49 >"$S/class/drm/card0/device/device"
+echo 0x73bf >"$S/class/drm/card1/device/device"
+for x in "0fc397c0-4833-492c-9ccd-4929d574d5b8 7" "397a46d9-03dd-4696-8196-270362e1c575 12" "11111111-2222-3333-4444-555555555555 3"; do
+	set -- $x; mkdir -p "$S/class/drm/card0/metrics/$1"; echo "$2" >"$S/class/drm/card0/metrics/$1/id"
+done
+"$PERFKIT" oa list --sys-root "$S" --metrics-dir "$M" >"$TMP/list3.txt" 2>&1; is "$?" 0 "oa list --sys-root: exit 0"
+is "$(grep -c '^card' "$TMP/list3.txt")" 1 "oa list --sys-root: one i915 card (not the amdgpu card, not the connector)"
+grep -q '^card0: i915 device 0x9a49 (tigerlake, metric file oa-tglgt2.xml), 3 metric sets in the kernel$' "$TMP/list3.txt" && pass "oa list: card0, its PCI id, platform and set count" || fail "oa list: card0 line" "$(head -3 "$TMP/list3.txt")"
+is "$(grep '^  id ' "$TMP/list3.txt" | awk '{print $2, $3, $4}' | tr '\n' ';')" \
+	"3 11111111-2222-3333-4444-555555555555 -;7 0fc397c0-4833-492c-9ccd-4929d574d5b8 RenderBasic;12 397a46d9-03dd-4696-8196-270362e1c575 ComputeBasic;" \
+	"oa list: the kernel's sets by id, named from the metric file by GUID ('-' when it has none)"
+grep -q "oa-tglgt2.xml: 26 metric sets" "$TMP/list3.txt" && pass "oa list --sys-root: the metric files follow" || fail "oa list --sys-root: the metric files follow"
+"$PERFKIT" oa list --sys-root "$TMP/nosys" --metrics-dir "$M" 2>&1 | grep -q "no i915 device on this machine" && pass "oa list: an empty sysfs says no i915 device" || fail "oa list: an empty sysfs says no i915 device"
+"$PERFKIT" oa report "$D/tgl_renderbasic.i915perf" --sys-root "$S" >/dev/null 2>"$TMP/u.err"; is "$?" 2 "--sys-root is not a report option: exit 2"
 "$PERFKIT" oa list --metrics "$M/oa-tglgt2.xml" >"$TMP/list2.txt" 2>&1; is "$?" 0 "oa list --metrics FILE exits 0"
 grep -q "oa-tglgt2.xml: 26 metric sets" "$TMP/list2.txt" && pass "list --metrics: 26 TGL sets" || fail "list --metrics: 26 TGL sets" "$(cat "$TMP/list2.txt")"
 "$PERFKIT" oa list --metrics "$TMP/none.xml" >/dev/null 2>&1; is "$?" 2 "oa list --metrics missing: exit 2"
