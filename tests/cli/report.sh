@@ -38,6 +38,15 @@ known() { local k; for k in "${!KNOWN[@]}"; do case "$1" in *"$k"*) echo "${KNOW
 todo() { TAP_N=$((TAP_N + 1)); echo "not ok $TAP_N - $1 # TODO $2"; }
 
 # compare NAME FILE ARGS...: perfkit and perf print the same rows
+# keep FILE: a recording that perfkit and perf disagree on is kept for diagnosis
+# (the recordings made here differ from run to run), and its place is said on stderr
+keep() {
+	local dir
+	dir=$(mktemp -d "${PK_KEEP_DIR:-/tmp}/perfkit-report-failure.XXXXXX") || return
+	cp "$1" "$TMP/diff" "$TMP/pk.out" "$TMP/perf.out" "$dir/" 2>/dev/null
+	echo "report.sh: kept $(basename "$1") and both outputs in $dir" >&2
+}
+
 compare() {
 	local name=$1 f=$2; shift 2
 	"$PERFKIT" report --stdio "$@" -i "$f" >"$TMP/pk.out" 2>"$TMP/pk.err"
@@ -53,6 +62,7 @@ compare() {
 		todo "$name" "$why"
 	else
 		fail "$name" "$(head -20 "$TMP/diff")"
+		keep "$f"
 	fi
 }
 
@@ -142,6 +152,7 @@ if [ -s "$TMP/grp.data" ]; then
 			pass "group call graph text matches perf: report ${args:-(defaults)}"
 		else
 			fail "group call graph text matches perf: report ${args:-(defaults)}" "$(head -30 "$TMP/diff")"
+			keep "$TMP/grp.data"
 		fi
 	done
 fi
