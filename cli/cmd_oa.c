@@ -209,10 +209,9 @@ static int stream_device(const struct oa_stream_opts *o, bool need_topology,
 		return -EINVAL;
 	}
 	if (o->topology) {
-		if (!parse_list(o->topology, v, 3) ||
-		    pk_oa_topology_uniform(&sd->topo, (unsigned)(v[0] > 64 ? 0 : v[0]),
-					   (unsigned)(v[1] > 64 ? 0 : v[1]),
-					   (unsigned)(v[2] > 64 ? 0 : v[2]))) {
+		/* counts above 64 are refused before the cast could wrap them */
+		if (!parse_list(o->topology, v, 3) || v[0] > 64 || v[1] > 64 || v[2] > 64 ||
+		    pk_oa_topology_uniform(&sd->topo, (unsigned)v[0], (unsigned)v[1], (unsigned)v[2])) {
 			cli_error("invalid value '%s' for --topology: give SLICES,SUBSLICES,EUS (each 1 to 64: subslices per slice, EUs per subslice)",
 				  o->topology);
 			return -EINVAL;
@@ -335,6 +334,7 @@ static struct pk_oa_metrics *platform_metrics(const struct oa_cli *o, const stru
  */
 static int list_devices(const struct oa_cli *o)
 {
+	struct pk_oa_metrics *m = NULL;
 	struct pk_oa_card *cards;
 	struct pk_diag d;
 	size_t n;
@@ -348,7 +348,12 @@ static int list_devices(const struct oa_cli *o)
 		printf("no i915 device on this machine (OA capture needs one; reports work anywhere)\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct pk_oa_card *c = &cards[i];
-		struct pk_oa_metrics *m = platform_metrics(o, c->platform);
+
+		/* consecutive cards of one platform share its metric file: loaded once */
+		if (!i || c->platform != cards[i - 1].platform) {
+			pk_oa_metrics_free(m);
+			m = platform_metrics(o, c->platform);
+		}
 
 		printf("card%d: i915 device 0x%04x (%s, metric file oa-%s.xml), %zu metric set%s in the kernel\n",
 		       c->card, c->pci_id, c->platform ? c->platform->name : "unknown platform",
@@ -359,8 +364,8 @@ static int list_devices(const struct oa_cli *o)
 			printf("  id %-4" PRIu64 " %-36s %s%s%s%s\n", c->sets[k].id, c->sets[k].guid,
 			       s ? s->symbol_name : "-", s ? " (" : "", s ? s->name : "", s ? ")" : "");
 		}
-		pk_oa_metrics_free(m);
 	}
+	pk_oa_metrics_free(m);
 	pk_oa_cards_free(cards, n);
 	return 0;
 }

@@ -108,6 +108,9 @@ PK_API int pk_array_grow(void **p, size_t *cap, size_t need, size_t elem, size_t
 
 /* ---- numbers as text ---------------------------------------------------- */
 
+/* @v in decimal at @p (at most 20 bytes, no NUL); returns the length. */
+PK_API size_t pk_fmt_uint(char *p, uint64_t v);
+
 #define PK_FIXED6_MAX 352   /* enough for printf("%f") of any double, with its NUL */
 
 /*

@@ -122,21 +122,6 @@ static uint64_t default_clock(void *ctx)
 	return pk_now_ns();
 }
 
-/* Write @v in decimal at @p; returns the end. */
-static char *put_uint(char *p, unsigned long v)
-{
-	char tmp[24];
-	int n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
-}
-
 /* Parse a whole string of decimal digits into a positive int; -1 if it is not one. */
 static long parse_uint(const char *s)
 {
@@ -466,7 +451,7 @@ static int read_stat(struct pk_gpu_scanner *s, struct scan_proc *p)
 	ssize_t r;
 	int err, fd;
 
-	e = put_uint(path, (unsigned long)p->pid);
+	e = path + pk_fmt_uint(path, (uint64_t)p->pid);
 	memcpy(e, "/stat", 6);
 	/* one read: the kernel formats stat whole, and only its start is needed */
 	fd = openat(s->rootfd, path, O_RDONLY | O_CLOEXEC);
@@ -548,7 +533,7 @@ static void identify_fd(struct pk_gpu_scanner *s, int dfd, struct scan_fd *f,
 	struct stat sb;
 	ssize_t n;
 
-	*put_uint(name, (unsigned long)f->fd) = '\0';
+	name[pk_fmt_uint(name, (uint64_t)f->fd)] = '\0';
 	f->kind = FD_OTHER;
 	f->major = f->minor = -1;
 	st->fds_identified++;
@@ -583,9 +568,9 @@ static int read_drm_fd(struct pk_gpu_scanner *s, struct scan_proc *p, struct sca
 	size_t len;
 	int err;
 
-	e = put_uint(path, (unsigned long)p->pid);
+	e = path + pk_fmt_uint(path, (uint64_t)p->pid);
 	memcpy(e, "/fdinfo/", 8);
-	*put_uint(e + 8, (unsigned long)f->fd) = '\0';
+	e[8 + pk_fmt_uint(e + 8, (uint64_t)f->fd)] = '\0';
 	err = read_at(s, s->rootfd, path, &len);
 	if (err) {
 		if (err == -EFBIG) {
@@ -638,7 +623,7 @@ static int scan_proc(struct pk_gpu_scanner *s, struct scan_proc *p, uint64_t now
 	uint32_t i, n_drm = 0;
 
 	st->processes++;
-	e = put_uint(path, (unsigned long)p->pid);
+	e = path + pk_fmt_uint(path, (uint64_t)p->pid);
 	memcpy(e, "/fd", 4);
 	dfd = openat(s->rootfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {

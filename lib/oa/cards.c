@@ -46,21 +46,6 @@ bool oa_card_is_i915(const char *drm_dir, int card)
 	return strcmp(base ? base + 1 : target, "i915") == 0;
 }
 
-/* The first line of a small sysfs file, without its newline; false when unreadable. */
-static bool read_line(const char *path, char *buf, size_t sz)
-{
-	FILE *f = fopen(path, "re");
-	bool got;
-
-	if (!f)
-		return false;
-	got = fgets(buf, (int)sz, f) != NULL;
-	fclose(f);
-	if (got)
-		buf[strcspn(buf, "\n")] = '\0';
-	return got;
-}
-
 static int by_id(const void *a, const void *b)
 {
 	const struct pk_oa_kernel_set *x = a, *y = b;
@@ -71,7 +56,7 @@ static int by_id(const void *a, const void *b)
 /* The metric sets of @card_dir/metrics: GUID directories with a numeric id. */
 static int read_sets(const char *card_dir, struct pk_oa_card *c)
 {
-	char dir[PATH_MAX], path[PATH_MAX], line[64], *end;
+	char dir[PATH_MAX], path[PATH_MAX];
 	struct dirent *de;
 	size_t cap = 0;
 	DIR *d;
@@ -79,15 +64,11 @@ static int read_sets(const char *card_dir, struct pk_oa_card *c)
 	if (fmt_path(dir, sizeof(dir), "%s/metrics", card_dir) || !(d = opendir(dir)))
 		return 0;
 	while ((de = readdir(d)) && c->n_sets < MAX_KERNEL_SETS) {
-		unsigned long long id;
+		uint64_t id;
 
 		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(c->sets[0].guid) ||
 		    fmt_path(path, sizeof(path), "%s/%s/id", dir, de->d_name) ||
-		    !read_line(path, line, sizeof(line)))
-			continue;
-		errno = 0;
-		id = strtoull(line, &end, 10);
-		if (errno || end == line || *end)
+		    pk_file_read_u64(path, &id))
 			continue;
 		if (pk_array_grow((void **)&c->sets, &cap, c->n_sets + 1, sizeof(*c->sets), 32)) {
 			closedir(d);
@@ -112,7 +93,7 @@ static int by_card(const void *a, const void *b)
 int pk_oa_cards_list(const char *sys_root, struct pk_oa_card **out, size_t *n_out,
 		     struct pk_diag *diag)
 {
-	char drm_dir[PATH_MAX], path[PATH_MAX], line[64];
+	char drm_dir[PATH_MAX], path[PATH_MAX];
 	struct pk_oa_card *cards = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
@@ -129,6 +110,7 @@ int pk_oa_cards_list(const char *sys_root, struct pk_oa_card **out, size_t *n_ou
 		int num = oa_card_number(de->d_name);
 		struct pk_oa_card *c;
 		char card_dir[PATH_MAX];
+		uint64_t pci_id;
 
 		if (num < 0 || !oa_card_is_i915(drm_dir, num) ||
 		    fmt_path(card_dir, sizeof(card_dir), "%s/card%d", drm_dir, num))
@@ -140,9 +122,10 @@ int pk_oa_cards_list(const char *sys_root, struct pk_oa_card **out, size_t *n_ou
 		c = &cards[n++];
 		memset(c, 0, sizeof(*c));
 		c->card = num;
+		/* sysfs writes it as "0x9a49" */
 		if (!fmt_path(path, sizeof(path), "%s/device/device", card_dir) &&
-		    read_line(path, line, sizeof(line)))
-			c->pci_id = (uint32_t)strtoul(line, NULL, 16);
+		    !pk_file_read_u64(path, &pci_id) && pci_id <= UINT32_MAX)
+			c->pci_id = (uint32_t)pci_id;
 		c->platform = pk_oa_platform_by_pci_id(c->pci_id);
 		err = read_sets(card_dir, c);
 	}

@@ -103,10 +103,11 @@ static int load_set(struct pk_oa_summary *s, const struct pk_oa_summary_opts *o,
 	if (!s->set)
 		return pk_diag_fail(diag, -ENOENT, "metric set '%s' not found in %s", key,
 				    s->metrics_path);
-	/* a bare stream's set is the caller's word: there is no recorded uuid to differ */
-	s->uuid_mismatch = !(pk_oa_recording_is_stream(s->rec) && !di->metric_set_uuid[0]) &&
-			   (!s->set->hw_config_guid ||
-			    strcasecmp(s->set->hw_config_guid, di->metric_set_uuid) != 0);
+	if (pk_oa_recording_is_stream(s->rec) && !di->metric_set_uuid[0])
+		s->uuid_mismatch = false;      /* a stream's set is the caller's word: no uuid to differ */
+	else
+		s->uuid_mismatch = !s->set->hw_config_guid ||
+				   strcasecmp(s->set->hw_config_guid, di->metric_set_uuid) != 0;
 	pk_oa_devvars_from_recording(&vars, s->rec);
 	if ((err = pk_oa_eval_new(s->set, &vars, pk_oa_recording_decoder(s->rec)->fmt, &s->eval,
 				  diag)))

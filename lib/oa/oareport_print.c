@@ -36,18 +36,6 @@ static const char *igt_reason(const struct pk_oa_summary *s, size_t i)
 	return "unknown";
 }
 
-/* @v in decimal at the end of @buf (of 24 bytes); returns where it starts. */
-static char *u64_text(uint64_t v, char *buf)
-{
-	char *p = buf + 24;
-
-	*--p = '\0';
-	do
-		*--p = (char)('0' + v % 10);
-	while (v /= 10);
-	return p;
-}
-
 /*
  * "   Name: value" lines, as the reader prints them (%f for floats, through
  * pk_format_fixed6). One line is built and written at once: this is most
@@ -74,11 +62,7 @@ static void print_counters(const struct pk_oa_summary *s, FILE *f, const struct 
 		if (x->type == PK_OA_FLOAT) {
 			n += pk_format_fixed6(x->f, line + n);
 		} else {
-			char buf[24], *p = u64_text(x->u, buf);
-			size_t l = (size_t)(buf + 23 - p);
-
-			memcpy(line + n, p, l);
-			n += l;
+			n += pk_fmt_uint(line + n, x->u);
 		}
 		line[n++] = '\n';
 		fwrite_unlocked(line, 1, n, f);

@@ -61,8 +61,7 @@ void pk_obuf_hex(struct pk_obuf *o, uint64_t v, int width);
 /* printf's "%#lx": "0" for zero, else "0x..." */
 void pk_obuf_hex_alt(struct pk_obuf *o, uint64_t v);
 void pk_obuf_printf(struct pk_obuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Format into a small char array: helpers return the length. */
-size_t pk_fmt_uint(char *p, uint64_t v);
+/* Format into a small char array: helpers return the length (decimal: pk_fmt_uint, core.h). */
 size_t pk_fmt_hex(char *p, uint64_t v);
 
 /* ---- field sets (fields.c) ---- */

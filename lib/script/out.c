@@ -72,20 +72,6 @@ void pk_obuf_pad(struct pk_obuf *o, const char *s, size_t n, int width)
 		pk_obuf_spaces(o, w - n);
 }
 
-size_t pk_fmt_uint(char *p, uint64_t v)
-{
-	char tmp[24];
-	size_t n = 0, i;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (i = 0; i < n; i++)
-		p[i] = tmp[n - 1 - i];
-	return n;
-}
-
 size_t pk_fmt_hex(char *p, uint64_t v)
 {
 	static const char digits[] = "0123456789abcdef";

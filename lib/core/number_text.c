@@ -1,5 +1,8 @@
 /*
- * printf("%f") without printf: a double with six decimals, the exact
+ * Numbers as text without printf, for outputs of hundreds of thousands of
+ * values: pk_fmt_uint (decimal) and pk_format_fixed6.
+ *
+ * pk_format_fixed6 is printf("%f") without printf: a double with six decimals, the exact
  * decimal value of the binary number rounded half to even, as glibc prints
  * it in the default rounding mode. The OA reports print hundreds of
  * thousands of such values, and glibc's general multi-precision path is
@@ -14,12 +17,25 @@
 #include <string.h>
 #include <perfkit/core.h>
 
+size_t pk_fmt_uint(char *p, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		p[i] = tmp[n - 1 - i];
+	return n;
+}
+
 size_t pk_format_fixed6(double v, char *out)
 {
-	uint64_t bits, m, q, ipart;
+	uint64_t bits, m, q;
 	unsigned __int128 p;
 	int e, s;
-	char digits[24], *d = digits + sizeof(digits);
 	size_t n = 0;
 
 	memcpy(&bits, &v, 8);
@@ -50,13 +66,8 @@ size_t pk_format_fixed6(double v, char *out)
 	}
 	if (bits >> 63)
 		out[n++] = '-';
-	ipart = q / 1000000u;
+	n += pk_fmt_uint(out + n, q / 1000000u);
 	q %= 1000000u;
-	do
-		*--d = (char)('0' + ipart % 10);
-	while (ipart /= 10);
-	memcpy(out + n, d, (size_t)(digits + sizeof(digits) - d));
-	n += (size_t)(digits + sizeof(digits) - d);
 	out[n++] = '.';
 	for (int i = 5; i >= 0; i--, q /= 10)
 		out[n + (size_t)i] = (char)('0' + q % 10);
