@@ -706,7 +706,6 @@ struct pk_oa_summary {
 	bool uuid_mismatch;                     /* DEVICE_INFO's uuid is not the set's GUID */
 	size_t n_sel;
 	uint32_t *sel;                          /* counters to print: indices in set */
-	struct pk_oa_value *values;             /* tl.n_segments rows of set->n_counters */
 	uint64_t lost;                          /* REPORT_LOST + BUFFER_LOST records */
 };
 
@@ -714,8 +713,8 @@ struct pk_oa_summary {
 	struct pk_oa_summary_opts name = { .sz = sizeof(struct pk_oa_summary_opts), __VA_ARGS__ }
 
 /*
- * Build the timelines of @rec, load its metric set and evaluate every
- * segment. Errors (release not needed): -ENOENT "metric set 'X' not found in
+ * Build the timelines of @rec and load and compile its metric set (the
+ * segments are evaluated when asked: pk_oa_summary_values). Errors (release not needed): -ENOENT "metric set 'X' not found in
  * FILE" or "no metric file for platform ...", -ENODEV for a PCI id perfkit
  * does not know without a metric file, -EINVAL "counter 'X' not in metric
  * set 'Y'", the loader's and compiler's errors, -ENOMEM. @rec must outlive @s.
@@ -724,8 +723,11 @@ PK_API int pk_oa_summary_init(struct pk_oa_summary *s, const struct pk_oa_record
 			      const struct pk_oa_summary_opts *opts, struct pk_diag *diag);
 PK_API void pk_oa_summary_release(struct pk_oa_summary *s);
 
-/* Values of segment @i (set->n_counters of them, NULL without a set). */
-PK_API const struct pk_oa_value *pk_oa_summary_values(const struct pk_oa_summary *s, size_t i);
+/*
+ * Values of segment @i into @values (set->n_counters of them). -ERANGE for
+ * @i out of range, -ENOENT without a set.
+ */
+PK_API int pk_oa_summary_values(const struct pk_oa_summary *s, size_t i, struct pk_oa_value *values);
 
 /*
  * Values between report @i and report @i + 1 (i + 1 < n_reports) into

@@ -134,17 +134,6 @@ int pk_oa_summary_init(struct pk_oa_summary *s, const struct pk_oa_recording *re
 	}
 	if ((err = pk_oa_timeline_build(rec, &s->tl, diag)))
 		goto fail;
-	if (s->set && s->tl.n_segments) {
-		size_t n = s->set->n_counters;
-
-		s->values = calloc(s->tl.n_segments * (n ? n : 1), sizeof(*s->values));
-		if (!s->values) {
-			err = pk_diag_fail(diag, -ENOMEM, "out of memory");
-			goto fail;
-		}
-		for (size_t i = 0; i < s->tl.n_segments; i++)
-			pk_oa_eval_run(s->eval, s->tl.segments[i].deltas, s->values + i * n);
-	}
 	return 0;
 fail:
 	pk_oa_summary_release(s);
@@ -158,15 +147,17 @@ void pk_oa_summary_release(struct pk_oa_summary *s)
 	pk_oa_metrics_free(s->metrics);
 	free(s->metrics_path);
 	free(s->sel);
-	free(s->values);
 	memset(s, 0, sizeof(*s));
 }
 
-const struct pk_oa_value *pk_oa_summary_values(const struct pk_oa_summary *s, size_t i)
+int pk_oa_summary_values(const struct pk_oa_summary *s, size_t i, struct pk_oa_value *values)
 {
-	if (!s->values || i >= s->tl.n_segments)
-		return NULL;
-	return s->values + i * s->set->n_counters;
+	if (i >= s->tl.n_segments)
+		return -ERANGE;
+	if (!s->eval)
+		return -ENOENT;
+	pk_oa_eval_run(s->eval, s->tl.segments[i].deltas, values);
+	return 0;
 }
 
 int pk_oa_summary_pair(const struct pk_oa_summary *s, size_t i, struct pk_oa_value *values,

@@ -116,7 +116,7 @@ int pk_oa_summary_print(const struct pk_oa_summary *s, FILE *f, bool per_report,
 	if (s->lost)
 		fprintf(f, "Lost: %" PRIu64 " report-lost and %" PRIu64 " buffer-overflow records\n",
 			pk_oa_recording_reports_lost(s->rec), pk_oa_recording_buffers_lost(s->rec));
-	if (per_report && s->set && !(row = alloc_row(s)))
+	if (s->set && !(row = alloc_row(s)))
 		return pk_diag_fail(diag, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < tl->n_segments; i++) {
 		const struct pk_oa_segment *g = &tl->segments[i];
@@ -127,8 +127,8 @@ int pk_oa_summary_print(const struct pk_oa_summary *s, FILE *f, bool per_report,
 			fputs("hw_id=0xffffffff (idle)\n", f);
 		else
 			fprintf(f, "hw_id=0x%x \n", g->ctx_id);
-		if (s->set)
-			print_counters(s, f, pk_oa_summary_values(s, i));
+		if (row && pk_oa_summary_values(s, i, row) == 0)
+			print_counters(s, f, row);
 		if (!per_report)
 			continue;
 		for (size_t r = g->first; r < g->end; r++) {
@@ -203,7 +203,7 @@ int pk_oa_summary_print_json(const struct pk_oa_summary *s, FILE *f, bool per_re
 	fputs(",\"uuid\":", f);
 	json_str(f, s->set && s->set->hw_config_guid ? s->set->hw_config_guid : di->metric_set_uuid);
 	fprintf(f, "},\"reports\":%zu,\"lost\":%" PRIu64 ",\"segments\":[", tl->n_reports, s->lost);
-	if (per_report && s->set && !(row = alloc_row(s)))
+	if (s->set && !(row = alloc_row(s)))
 		return pk_diag_fail(diag, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < tl->n_segments; i++) {
 		const struct pk_oa_segment *g = &tl->segments[i];
@@ -211,7 +211,7 @@ int pk_oa_summary_print_json(const struct pk_oa_summary *s, FILE *f, bool per_re
 		fprintf(f, "%s{\"ctx_id\":%" PRIu32 ",", i ? "," : "", g->ctx_id);
 		json_span(f, g->gpu_ts_start, g->gpu_ts_end, g->cpu_ns_start, g->cpu_ns_end);
 		fprintf(f, ",\"reports\":%zu,", g->n_reports);
-		json_counters(s, f, pk_oa_summary_values(s, i));
+		json_counters(s, f, row && pk_oa_summary_values(s, i, row) == 0 ? row : NULL);
 		if (per_report) {
 			fputs(",\"per_report\":[", f);
 			for (size_t r = g->first; r < g->end; r++) {

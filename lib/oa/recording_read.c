@@ -162,8 +162,10 @@ static int scan(struct pk_oa_recording *rec, const uint8_t *data, size_t len,
 			rec->n_corr++;
 			break;
 		case PK_OA_RECORD_SAMPLE:
+			/* room for the rest of the file in samples of this size, at once */
 			if (rec->n_reports == reports_cap &&
-			    pk_array_grow((void **)&rec->reports, &reports_cap, rec->n_reports + 1,
+			    pk_array_grow((void **)&rec->reports, &reports_cap,
+					  rec->n_reports + 1 + (len - it.pos) / r.size,
 					  sizeof(*rec->reports), 1024))
 				return -ENOMEM;
 			rec->reports[rec->n_reports++] = r.payload;

@@ -146,13 +146,15 @@ void pk_oa_timeline_release(struct pk_oa_timeline *tl)
 	memset(tl, 0, sizeof(*tl));
 }
 
-/* Append the segment of context @ctx over reports [@first, @end] (@last: the final one). */
-static int add_segment(const struct pk_oa_recording *rec, struct pk_oa_timeline *tl, size_t *cap,
-		       uint32_t ctx, size_t first, size_t end, bool last)
+/* Reports accumulated at a time while a segment is open (in the cache after their headers). */
+#define ACCUMULATE_CHUNK 256
+/* How many reports ahead of the header being read its lines are fetched. */
+#define PREFETCH_AHEAD 8
+
+/* Open a segment of context @ctx at report @first: appended, its deltas zero. */
+static int open_segment(struct pk_oa_timeline *tl, size_t *cap, uint32_t ctx, size_t first)
 {
-	const struct pk_oa_decoder *d = &rec->dec;
 	struct pk_oa_segment *seg;
-	struct pk_oa_report h;
 
 	if (pk_array_grow((void **)&tl->segments, cap, tl->n_segments + 1, sizeof(*tl->segments), 8))
 		return -ENOMEM;
@@ -160,16 +162,29 @@ static int add_segment(const struct pk_oa_recording *rec, struct pk_oa_timeline 
 	memset(seg, 0, sizeof(*seg));
 	seg->ctx_id = ctx;
 	seg->first = first;
+	return 0;
+}
+
+/*
+ * Close the open segment at report @end (@last: the final report, which then
+ * counts as one of its reports): the deltas from @done (accumulated up to
+ * there already) to @end, and its times.
+ */
+static void close_segment(const struct pk_oa_recording *rec, struct pk_oa_timeline *tl, size_t done,
+			  size_t end, bool last)
+{
+	struct pk_oa_segment *seg = &tl->segments[tl->n_segments - 1];
+	struct pk_oa_report h;
+
 	seg->end = end;
-	seg->n_reports = end - first + (last ? 1 : 0);
-	pk_oa_recording_accumulate(rec, first, end, seg->deltas);
-	pk_oa_report_header(d, pk_oa_recording_report(rec, first), &h);
+	seg->n_reports = end - seg->first + (last ? 1 : 0);
+	pk_oa_recording_accumulate(rec, done, end, seg->deltas);
+	pk_oa_report_header(&rec->dec, pk_oa_recording_report(rec, seg->first), &h);
 	seg->gpu_ts_start = h.timestamp;
-	pk_oa_report_header(d, pk_oa_recording_report(rec, end), &h);
+	pk_oa_report_header(&rec->dec, pk_oa_recording_report(rec, end), &h);
 	seg->gpu_ts_end = h.timestamp;
 	seg->cpu_ns_start = pk_oa_recording_cpu_time(rec, seg->gpu_ts_start);
 	seg->cpu_ns_end = pk_oa_recording_cpu_time(rec, seg->gpu_ts_end);
-	return 0;
 }
 
 int pk_oa_timeline_build(const struct pk_oa_recording *rec, struct pk_oa_timeline *tl,
@@ -177,8 +192,7 @@ int pk_oa_timeline_build(const struct pk_oa_recording *rec, struct pk_oa_timelin
 {
 	const struct pk_oa_decoder *d = &rec->dec;
 	struct pk_oa_report h;
-	size_t cap = 0, n = rec->n_reports;
-	uint32_t cur = 0;
+	size_t cap = 0, n = rec->n_reports, done = 0;
 
 	memset(tl, 0, sizeof(*tl));
 	tl->n_reports = n;
@@ -200,23 +214,36 @@ int pk_oa_timeline_build(const struct pk_oa_recording *rec, struct pk_oa_timelin
 	tl->raw_ts_last = h.raw_timestamp;
 
 	/*
-	 * One pass: a segment is accumulated as soon as its end is found, while
-	 * the reports whose headers were just read are still in the cache.
+	 * One pass: the open segment's counters are accumulated every
+	 * ACCUMULATE_CHUNK reports and when it closes, while the reports whose
+	 * headers were just read are still in the cache.
 	 */
 	pk_oa_report_header(d, pk_oa_recording_report(rec, 0), &h);
-	cur = h.ctx_id;
-	for (size_t i = 1, first = 0; i <= n; i++) {
-		if (i < n) {
-			pk_oa_report_header(d, rec->reports[i], &h);
-			if (h.ctx_id == cur)
-				continue;
+	if (open_segment(tl, &cap, h.ctx_id, 0))
+		goto nomem;
+	for (size_t i = 1; i < n; i++) {
+		uint32_t cur = tl->segments[tl->n_segments - 1].ctx_id;
+
+		if (i + PREFETCH_AHEAD < n)
+			for (size_t b = 0; b < rec->stride; b += 64)
+				__builtin_prefetch(rec->reports[i + PREFETCH_AHEAD] + b);
+		pk_oa_report_header(d, rec->reports[i], &h);
+		if (h.ctx_id == cur) {
+			if (i - done >= ACCUMULATE_CHUNK) {
+				pk_oa_recording_accumulate(rec, done, i,
+							   tl->segments[tl->n_segments - 1].deltas);
+				done = i;
+			}
+			continue;
 		}
-		if (add_segment(rec, tl, &cap, cur, first, i < n ? i : n - 1, i == n)) {
-			pk_oa_timeline_release(tl);
-			return pk_diag_fail(diag, -ENOMEM, "out of memory");
-		}
-		first = i;
-		cur = h.ctx_id;
+		close_segment(rec, tl, done, i, false);
+		done = i;
+		if (open_segment(tl, &cap, h.ctx_id, i))
+			goto nomem;
 	}
+	close_segment(rec, tl, done, n - 1, true);
 	return 0;
+nomem:
+	pk_oa_timeline_release(tl);
+	return pk_diag_fail(diag, -ENOMEM, "out of memory");
 }
