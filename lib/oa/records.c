@@ -97,8 +97,10 @@ int pk_oa_record_next(struct pk_oa_record_iter *it, struct pk_oa_record *rec,
 	if (max && size > max)
 		return PK_CORRUPT(diag, it->pos, "%s record too long (size %u, expected %u)",
 				  pk_oa_record_type_name(type), size, max);
-	/* the header of a record some way ahead: records are mostly one size */
-	__builtin_prefetch(p + 16 * (size_t)size);
+	/* the header of a record some way ahead (records are mostly one size):
+	 * the scan waits on memory otherwise, one record after another */
+	if (16 * (size_t)size < left)
+		__builtin_prefetch(p + 16 * (size_t)size);
 	rec->type = type;
 	rec->size = size;
 	rec->offset = it->pos;
