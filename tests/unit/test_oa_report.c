@@ -459,10 +459,12 @@ struct gen_case {
 	uint64_t ts0, a40;
 	uint32_t u32;
 	unsigned ctx_every, invalid_every, lost_every, reason_every;
+	size_t n_reports;
 };
 
 static void check_generated(const struct gen_case *c, const char *tmpdir)
 {
+	size_t n_reports = c->n_reports;
 	static struct pk_oa_topology topo;
 	char path[2048], xml[2048], what[200];
 	struct pk_oa_metrics *m = NULL;
@@ -487,7 +489,7 @@ static void check_generated(const struct gen_case *c, const char *tmpdir)
 		struct oa_gen g = {
 			.pci_id = c->pci_id, .format = c->format, .graphics_ver = c->gen,
 			.ts_freq = c->freq, .set = c->set, .uuid = set->hw_config_guid, .topo = &topo,
-			.n_reports = 24, .period = 100000, .ts0 = c->ts0, .a40_start = c->a40,
+			.n_reports = n_reports, .period = 100000, .ts0 = c->ts0, .a40_start = c->a40,
 			.u32_start = c->u32, .ctx_every = c->ctx_every, .invalid_every = c->invalid_every,
 			.lost_every = c->lost_every, .reason_every = c->reason_every, .corr_every = 8,
 			.seed = c->pci_id,
@@ -504,7 +506,7 @@ static void check_generated(const struct gen_case *c, const char *tmpdir)
 	}
 	pk_oa_metrics_free(m);
 	out = run_reader(path);
-	if (!out && c->ts0 >> 32 != (c->ts0 + 24 * 100000) >> 32) {
+	if (!out && c->ts0 >> 32 != (c->ts0 + n_reports * 100000) >> 32) {
 		/* IGT asserts on a timestamp wrap inside the recording: check perfkit alone */
 		uint64_t t = 0, prev = 0;
 		bool mono = true;
@@ -516,7 +518,7 @@ static void check_generated(const struct gen_case *c, const char *tmpdir)
 					s.tl.segments[i].cpu_ns_end >= s.tl.segments[i].cpu_ns_start;
 				prev = s.tl.segments[i].cpu_ns_end;
 			}
-			ok(t == 23 * 100000 && mono,
+			ok(t == (n_reports - 1) * 100000 && mono,
 			   "%s: the reader asserts on the timestamp wrap; perfkit's GPU time is whole (%" PRIu64
 			   " ticks) and CPU times increase", what, t);
 			pk_oa_summary_release(&s);
@@ -541,27 +543,31 @@ static void check_reader(void)
 {
 	static const struct gen_case cases[] = {
 		{ "hsw_renderbasic", "hsw_renderbasic", "oa-hsw.xml", "RenderBasic", 0x0416, 7,
-		  PK_OA_FORMAT_A45_B8_C8, 12500000, 0x310000000ull, 0, 0xffff0000u, 0, 0, 0, 0 },
+		  PK_OA_FORMAT_A45_B8_C8, 12500000, 0x310000000ull, 0, 0xffff0000u, 0, 0, 0, 0, 24 },
 		{ "hsw_computebasic_u32wrap", "hsw_renderbasic", "oa-hsw.xml", "ComputeBasic", 0x0416, 7,
-		  PK_OA_FORMAT_A45_B8_C8, 12500000, 0x310000000ull, 0, 0xfff00000u, 0, 0, 3, 0 },
+		  PK_OA_FORMAT_A45_B8_C8, 12500000, 0x310000000ull, 0, 0xfff00000u, 0, 0, 3, 0, 24 },
 		{ "bdw_renderbasic_40bit", "bdw_renderbasic", "oa-bdw.xml", "RenderBasic", 0x1616, 8,
 		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12500000, 0x310000000ull, (1ull << 40) - 3000000,
-		  0xfff00000u, 6, 0, 0, 0 },
+		  0xfff00000u, 6, 0, 0, 0, 24 },
 		{ "bdw_testoa_lost", "bdw_renderbasic", "oa-bdw.xml", "TestOa", 0x1616, 8,
-		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12500000, 0x310000000ull, 1ull << 32, 7, 5, 0, 4, 0 },
+		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12500000, 0x310000000ull, 1ull << 32, 7, 5, 0, 4, 0, 24 },
 		{ "bdw_computebasic_invalid", "bdw_renderbasic", "oa-bdw.xml", "ComputeBasic", 0x1616, 8,
-		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12500000, 0x310000000ull, 12345, 0, 4, 5, 0, 3 },
+		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12500000, 0x310000000ull, 12345, 0, 4, 5, 0, 3, 24 },
 		{ "bdw_memoryreads_tswrap", "bdw_renderbasic", "oa-bdw.xml", "MemoryReads", 0x1616, 8,
 		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12500000, 0x3ffff0000ull, (1ull << 40) - 100000,
-		  0xffffff00u, 10, 0, 7, 0 },
+		  0xffffff00u, 10, 0, 7, 0, 24 },
 		{ "skl_renderbasic", "skl_renderbasic", "oa-sklgt2.xml", "RenderBasic", 0x1916, 9,
-		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12000000, 0x310000000ull, (1ull << 40) - 500000, 1, 6, 7, 0, 5 },
+		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12000000, 0x310000000ull, (1ull << 40) - 500000, 1, 6, 7, 0, 5, 24 },
 		{ "skl_computebasic", "skl_renderbasic", "oa-sklgt2.xml", "ComputeBasic", 0x1916, 9,
-		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12000000, 0x310000000ull, 99, 0xfffff000u, 5, 0, 0, 0 },
+		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12000000, 0x310000000ull, 99, 0xfffff000u, 5, 0, 0, 0, 24 },
 		{ "tgl_renderbasic", "tgl_renderbasic", "oa-tglgt2.xml", "RenderBasic", 0x9a49, 12,
-		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 19200000, 0x310000000ull, (1ull << 40) - 700000, 0, 6, 0, 5, 4 },
+		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 19200000, 0x310000000ull, (1ull << 40) - 700000, 0, 6, 0, 5, 4, 24 },
 		{ "tgl_computebasic", "tgl_renderbasic", "oa-tglgt2.xml", "ComputeBasic", 0x9a49, 12,
-		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 19200000, 0x310000000ull, 5, 0xffff0000u, 8, 0, 0, 0 },
+		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 19200000, 0x310000000ull, 5, 0xffff0000u, 8, 0, 0, 0, 24 },
+		/* segments of 600 reports: accumulated 256 at a time while open, across the wraps */
+		{ "bdw_renderbasic_long_segments", "bdw_renderbasic", "oa-bdw.xml", "RenderBasic", 0x1616, 8,
+		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12500000, 0x310000000ull, (1ull << 40) - 30000000,
+		  0xff000000u, 600, 0, 0, 0, 1500 },
 	};
 	char tmpdir[] = "/tmp/pk-oa-report-XXXXXX";
 
