@@ -2,9 +2,11 @@
 # Benchmark: `perfkit oa report -c all` against IGT's `i915-perf-reader -c all`
 # on a generated 1,000,000-report Broadwell GT2 RenderBasic recording
 # (build/bench/oa_report gen: 40-bit counters near their wrap, five contexts
-# changing every 64 reports, a correlation point every 10,000 reports), both
-# writing to /dev/null, medians of 5 runs; first both on a 20,000-report file
-# whose outputs must be identical (a broken run fails). Then raw decoding +
+# changing every 64 reports (BENCH_OA_CTX_EVERY), a correlation point every
+# 10,000 reports), both writing to /dev/null, medians of 5 runs; then the same
+# reports in one context (one timeline: decoding without per-timeline
+# output). First both on a 20,000-report file whose outputs must be
+# identical (a broken run fails). Then raw decoding +
 # accumulation in-process (pk_oa_accumulate_run, one core): reports per
 # second over the whole recording and over 4,096 in-cache reports.
 # Targets: perfkit >= 10x faster than the reader; >= 20 M reports/s.
@@ -31,6 +33,16 @@ timeit() { # timeit CMD...: seconds of one run
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
 }
 "$PERFKIT" oa report -c all --metrics-dir "$M" "$TMP/small.i915perf" >"$TMP/pk.txt"
+# compare FILE WHAT: medians of 5 runs of both tools on FILE, and the ratio
+compare() {
+	local pk igt
+	pk=$(for i in 1 2 3 4 5; do timeit "$PERFKIT" oa report -c all --metrics-dir "$M" "$1"; done | median)
+	igt=$(for i in 1 2 3 4 5; do timeit i915-perf-reader -c all "$1"; done | median)
+	awk -v p="$pk" -v r="$igt" -v w="$2" 'BEGIN {
+		x = r / p
+		printf "  %s: perfkit oa report %.3f s, i915-perf-reader %.3f s: %.1fx %s (target >= 10x) %s\n",
+			w, p, r, x, (x >= 1 ? "faster" : "as fast, i.e. slower"), (x >= 10 ? "met" : "MISSED") }'
+}
 if command -v i915-perf-reader >/dev/null 2>&1; then
 	i915-perf-reader -c all "$TMP/small.i915perf" >"$TMP/igt.txt" 2>&1 || true
 	if ! cmp -s "$TMP/pk.txt" "$TMP/igt.txt"; then
@@ -39,12 +51,13 @@ if command -v i915-perf-reader >/dev/null 2>&1; then
 		exit 1
 	fi
 	echo "  20,000-report check: outputs identical ($(grep -c '^   ' "$TMP/pk.txt") counter values)"
-	pk=$(for i in 1 2 3 4 5; do timeit "$PERFKIT" oa report -c all --metrics-dir "$M" "$TMP/big.i915perf"; done | median)
-	igt=$(for i in 1 2 3 4 5; do timeit i915-perf-reader -c all "$TMP/big.i915perf"; done | median)
-	awk -v p="$pk" -v r="$igt" 'BEGIN {
-		x = r / p
-		printf "  perfkit oa report %.3f s, i915-perf-reader %.3f s: %.1fx faster (target >= 10x) %s\n",
-			p, r, x, (x >= 10 ? "met" : "MISSED") }'
+	compare "$TMP/big.i915perf" "contexts every ${BENCH_OA_CTX_EVERY:-64} reports"
+	if [ -z "${BENCH_OA_CTX_EVERY:-}" ]; then
+		# the same reports in one context: one timeline, no per-timeline output
+		BENCH_OA_CTX_EVERY=$N "$BIN" gen "$TMP/one.i915perf" "$N" >/dev/null
+		compare "$TMP/one.i915perf" "one context (one timeline)"
+		rm -f "$TMP/one.i915perf"
+	fi
 else
 	pk=$(for i in 1 2 3 4 5; do timeit "$PERFKIT" oa report -c all --metrics-dir "$M" "$TMP/big.i915perf"; done | median)
 	echo "  perfkit oa report $pk s; i915-perf-reader not installed (intel-gpu-tools): no ratio"
