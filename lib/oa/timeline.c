@@ -7,7 +7,8 @@
  * segment's; a segment's counters run from its first report to the next
  * segment's first (the last one to the last report), summed over
  * consecutive pairs so that counters wrapping between distant reports stay
- * exact.
+ * exact. Being sums over pairs, they can be built over two halves of a long
+ * recording on two threads and joined where the halves meet.
  *
  * CPU time: reports carry 32 bits of timestamp (31 usable on DG2/MTL:
  * ts_mask), correlation points the full 36-bit register. Correlation points
@@ -20,8 +21,10 @@
  * last (where IGT asserts). One point: the slope is the timestamp frequency.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <perfkit/oa.h>
 #include "recording_int.h"
 
@@ -150,15 +153,30 @@ void pk_oa_timeline_release(struct pk_oa_timeline *tl)
 #define ACCUMULATE_CHUNK 256
 /* How many reports ahead of the header being read its lines are fetched. */
 #define PREFETCH_AHEAD 8
+/* Recordings from this many reports on are split in two halves, one per thread. */
+#define SPLIT_MIN_REPORTS 65536
+
+/*
+ * The segments over reports [lo, hi]: each pair (i, i + 1), lo <= i < hi,
+ * goes to the segment of report i. @final: hi is the recording's last report.
+ */
+struct span {
+	const struct pk_oa_recording *rec;
+	size_t lo, hi;
+	bool final;
+	struct pk_oa_segment *segs;
+	size_t n, cap;
+	int err;
+};
 
 /* Open a segment of context @ctx at report @first: appended, its deltas zero. */
-static int open_segment(struct pk_oa_timeline *tl, size_t *cap, uint32_t ctx, size_t first)
+static int open_segment(struct span *sp, uint32_t ctx, size_t first)
 {
 	struct pk_oa_segment *seg;
 
-	if (pk_array_grow((void **)&tl->segments, cap, tl->n_segments + 1, sizeof(*tl->segments), 8))
+	if (pk_array_grow((void **)&sp->segs, &sp->cap, sp->n + 1, sizeof(*sp->segs), 8))
 		return -ENOMEM;
-	seg = &tl->segments[tl->n_segments++];
+	seg = &sp->segs[sp->n++];
 	memset(seg, 0, sizeof(*seg));
 	seg->ctx_id = ctx;
 	seg->first = first;
@@ -170,10 +188,10 @@ static int open_segment(struct pk_oa_timeline *tl, size_t *cap, uint32_t ctx, si
  * counts as one of its reports): the deltas from @done (accumulated up to
  * there already) to @end, and its times.
  */
-static void close_segment(const struct pk_oa_recording *rec, struct pk_oa_timeline *tl, size_t done,
-			  size_t end, bool last)
+static void close_segment(struct span *sp, size_t done, size_t end, bool last)
 {
-	struct pk_oa_segment *seg = &tl->segments[tl->n_segments - 1];
+	const struct pk_oa_recording *rec = sp->rec;
+	struct pk_oa_segment *seg = &sp->segs[sp->n - 1];
 	struct pk_oa_report h;
 
 	seg->end = end;
@@ -187,12 +205,108 @@ static void close_segment(const struct pk_oa_recording *rec, struct pk_oa_timeli
 	seg->cpu_ns_end = pk_oa_recording_cpu_time(rec, seg->gpu_ts_end);
 }
 
+/*
+ * One pass over the span: the open segment's counters are accumulated every
+ * ACCUMULATE_CHUNK reports and when it closes, while the reports whose
+ * headers were just read are still in the cache.
+ */
+static void *build_span(void *arg)
+{
+	struct span *sp = arg;
+	const struct pk_oa_recording *rec = sp->rec;
+	struct pk_oa_report h;
+	size_t done = sp->lo;
+
+	pk_oa_report_header(&rec->dec, rec->reports[sp->lo], &h);
+	if ((sp->err = open_segment(sp, h.ctx_id, sp->lo)))
+		return NULL;
+	for (size_t i = sp->lo + 1; i <= sp->hi; i++) {
+		uint32_t cur = sp->segs[sp->n - 1].ctx_id;
+
+		if (i + PREFETCH_AHEAD <= sp->hi)
+			for (size_t b = 0; b < rec->stride; b += 64)
+				__builtin_prefetch(rec->reports[i + PREFETCH_AHEAD] + b);
+		pk_oa_report_header(&rec->dec, rec->reports[i], &h);
+		if (h.ctx_id == cur) {
+			if (i - done >= ACCUMULATE_CHUNK) {
+				pk_oa_recording_accumulate(rec, done, i, sp->segs[sp->n - 1].deltas);
+				done = i;
+			}
+			continue;
+		}
+		close_segment(sp, done, i, false);
+		done = i;
+		if ((sp->err = open_segment(sp, h.ctx_id, i)))
+			return NULL;
+	}
+	close_segment(sp, done, sp->hi, sp->final);
+	return NULL;
+}
+
+/*
+ * Join span @b onto @a, which ends at @b's first report. That report is in
+ * both: @a's last segment holds it as its end (empty when a new context
+ * starts there) and @b's first as its start, so the two are one segment of
+ * one context. Its sums add (they are sums over report pairs); its end and
+ * report count follow from @b's.
+ */
+static int join_spans(struct span *a, struct span *b)
+{
+	struct pk_oa_segment *tail = &a->segs[a->n - 1];
+	const struct pk_oa_segment *head = &b->segs[0];
+
+	for (size_t k = 0; k < PK_OA_MAX_VALUES; k++)
+		tail->deltas[k] += head->deltas[k];
+	tail->end = head->end;
+	tail->n_reports += head->n_reports;
+	tail->gpu_ts_end = head->gpu_ts_end;
+	tail->cpu_ns_end = head->cpu_ns_end;
+	if (pk_array_grow((void **)&a->segs, &a->cap, a->n + b->n - 1, sizeof(*a->segs), 8))
+		return -ENOMEM;
+	memcpy(a->segs + a->n, b->segs + 1, (b->n - 1) * sizeof(*b->segs));
+	a->n += b->n - 1;
+	return 0;
+}
+
+/*
+ * The segments of every report: in two halves on two threads for long
+ * recordings on machines with two CPUs or more (memory is read faster by
+ * two cores), else in one pass. The result is the same either way.
+ */
+static int build_segments(const struct pk_oa_recording *rec, size_t n, struct span *all)
+{
+	struct span second;
+	pthread_t thread;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t mid = n / 2;
+	int err;
+
+	*all = (struct span){ .rec = rec, .lo = 0, .hi = n - 1, .final = true };
+	if (n < SPLIT_MIN_REPORTS || cpus < 2) {
+		build_span(all);
+		return all->err;
+	}
+	all->hi = mid;
+	all->final = false;
+	second = (struct span){ .rec = rec, .lo = mid, .hi = n - 1, .final = true };
+	if (pthread_create(&thread, NULL, build_span, &second) != 0) {
+		build_span(&second);
+	} else {
+		build_span(all);
+		pthread_join(thread, NULL);
+	}
+	err = all->err ? all->err : second.err ? second.err : join_spans(all, &second);
+	free(second.segs);
+	return err;
+}
+
 int pk_oa_timeline_build(const struct pk_oa_recording *rec, struct pk_oa_timeline *tl,
 			 struct pk_diag *diag)
 {
 	const struct pk_oa_decoder *d = &rec->dec;
 	struct pk_oa_report h;
-	size_t cap = 0, n = rec->n_reports, done = 0;
+	struct span all;
+	size_t n = rec->n_reports;
 
 	memset(tl, 0, sizeof(*tl));
 	tl->n_reports = n;
@@ -212,38 +326,11 @@ int pk_oa_timeline_build(const struct pk_oa_recording *rec, struct pk_oa_timelin
 	pk_oa_report_header(d, pk_oa_recording_report(rec, n - 1), &h);
 	tl->ts_last = h.timestamp;
 	tl->raw_ts_last = h.raw_timestamp;
-
-	/*
-	 * One pass: the open segment's counters are accumulated every
-	 * ACCUMULATE_CHUNK reports and when it closes, while the reports whose
-	 * headers were just read are still in the cache.
-	 */
-	pk_oa_report_header(d, pk_oa_recording_report(rec, 0), &h);
-	if (open_segment(tl, &cap, h.ctx_id, 0))
-		goto nomem;
-	for (size_t i = 1; i < n; i++) {
-		uint32_t cur = tl->segments[tl->n_segments - 1].ctx_id;
-
-		if (i + PREFETCH_AHEAD < n)
-			for (size_t b = 0; b < rec->stride; b += 64)
-				__builtin_prefetch(rec->reports[i + PREFETCH_AHEAD] + b);
-		pk_oa_report_header(d, rec->reports[i], &h);
-		if (h.ctx_id == cur) {
-			if (i - done >= ACCUMULATE_CHUNK) {
-				pk_oa_recording_accumulate(rec, done, i,
-							   tl->segments[tl->n_segments - 1].deltas);
-				done = i;
-			}
-			continue;
-		}
-		close_segment(rec, tl, done, i, false);
-		done = i;
-		if (open_segment(tl, &cap, h.ctx_id, i))
-			goto nomem;
+	if (build_segments(rec, n, &all)) {
+		free(all.segs);
+		return pk_diag_fail(diag, -ENOMEM, "out of memory");
 	}
-	close_segment(rec, tl, done, n - 1, true);
+	tl->segments = all.segs;
+	tl->n_segments = all.n;
 	return 0;
-nomem:
-	pk_oa_timeline_release(tl);
-	return pk_diag_fail(diag, -ENOMEM, "out of memory");
 }
