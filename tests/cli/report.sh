@@ -40,12 +40,7 @@ todo() { TAP_N=$((TAP_N + 1)); echo "not ok $TAP_N - $1 # TODO $2"; }
 # compare NAME FILE ARGS...: perfkit and perf print the same rows
 # keep FILE: a recording that perfkit and perf disagree on is kept for diagnosis
 # (the recordings made here differ from run to run), and its place is said on stderr
-keep() {
-	local dir
-	dir=$(mktemp -d "${PK_KEEP_DIR:-/tmp}/perfkit-report-failure.XXXXXX") || return
-	cp "$1" "$TMP/diff" "$TMP/pk.out" "$TMP/perf.out" "$dir/" 2>/dev/null
-	echo "report.sh: kept $(basename "$1") and both outputs in $dir" >&2
-}
+keep() { keep_files report "$1" "$TMP/diff" "$TMP/pk.out" "$TMP/perf.out"; }
 
 compare() {
 	local name=$1 f=$2; shift 2

@@ -48,3 +48,14 @@ wait_counting() {
 	done
 	return 1
 }
+
+# keep_files TAG FILE...: copy FILEs (a live recording and the outputs that
+# disagreed on it) to a new /tmp/perfkit-TAG-failure.* (or under $PK_KEEP_DIR)
+# and say where on stderr, so that a rare failure can be looked at afterwards.
+keep_files() {
+	local tag=$1 dir
+	shift
+	dir=$(mktemp -d "${PK_KEEP_DIR:-/tmp}/perfkit-$tag-failure.XXXXXX") || return
+	cp "$@" "$dir/" 2>/dev/null
+	echo "$tag: kept $* in $dir" >&2
+}

@@ -13,9 +13,21 @@ command -v gcc >/dev/null 2>&1 || skip_all "gcc not installed"
 SHARED=${PK_SHARED:-../shared}
 
 norm() { sed 's/[[:space:]]\+/ /g; s/ $//' "$@"; }
+# A sample on a PLT stub: perf 6.1 names it after the zero-size symbol that
+# its end fixup stretched over .plt before the name@plt symbols were added
+# (_init, found first by its rb-tree descent); perfkit names the stub
+# (clock_gettime@plt). Both become "<plt stub>" here, and the difference
+# is named in the passing line.
+plt() { norm "$@" | sed 's/[A-Za-z0-9_.]*@plt\b/<plt stub>/g; s/\b_init\b/<plt stub>/g'; }
 same() { # same FILE_A FILE_B NAME
-	if diff -q <(norm "$1") <(norm "$2") >/dev/null; then pass "$3"
-	else fail "$3" "$(diff <(norm "$1") <(norm "$2") | head -8 | tr '\n' '|')"; fi
+	if diff -q <(norm "$1") <(norm "$2") >/dev/null; then
+		pass "$3"
+	elif diff -q <(plt "$1") <(plt "$2") >/dev/null; then
+		pass "$3 (but for $(diff <(norm "$1") <(norm "$2") | grep -c '^>') lines of a PLT stub: perf 6.1 says _init)"
+	else
+		fail "$3" "$(diff <(norm "$1") <(norm "$2") | head -8 | tr '\n' '|')"
+		keep_files unwind "$1" "$2" "$TMP"/*.data
+	fi
 }
 
 cat >"$TMP/prog.c" <<'C'
