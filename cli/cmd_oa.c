@@ -450,7 +450,7 @@ static int cmd_oa_list(int argc, char **argv)
 		return 2;
 	}
 	if (list_devices(&o))
-		return 1;
+		return 2;
 	if (o.metrics)
 		return list_file(o.metrics) ? 2 : 0;
 	if (o.metrics_dir)

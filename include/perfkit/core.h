@@ -178,6 +178,10 @@ PK_API int pk_file_read_u64(const char *path, uint64_t *v);
 /* Read a signed decimal integer (sysfs ids may be -1) from a small file. 0 or -errno. */
 PK_API int pk_file_read_s64(const char *path, int64_t *v);
 
+/* snprintf for a path into @buf: 0, or -ENAMETOOLONG when it did not fit (then cut). */
+PK_API int pk_path_fmt(char *buf, size_t sz, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /*
  * Parse a CPU list like "0-3,8,10-11" into a sorted, de-duplicated array of
  * CPU numbers (caller frees *cpus). Returns the count (>= 0) or -EINVAL with

@@ -714,8 +714,9 @@ struct pk_oa_summary {
 
 /*
  * Build the timelines of @rec and load and compile its metric set (the
- * segments are evaluated when asked: pk_oa_summary_values). Errors (release not needed): -ENOENT "metric set 'X' not found in
- * FILE" or "no metric file for platform ...", -ENODEV for a PCI id perfkit
+ * segments are evaluated when asked: pk_oa_summary_values). Errors (release
+ * not needed): -ENOENT "metric set 'X' not found in FILE" or "no metric file
+ * for platform ...", -ENODEV for a PCI id perfkit
  * does not know without a metric file, -EINVAL "counter 'X' not in metric
  * set 'Y'", the loader's and compiler's errors, -ENOMEM. @rec must outlive @s.
  */
@@ -811,7 +812,6 @@ struct pk_oa_device_opts {
 	const struct pk_oa_dev_ops *ops;  /* NULL: pk_oa_dev_ops_system() */
 };
 
-/* An opened i915 device and what a recording says about it. */
 /* ---- the i915 cards of this machine ----------------------------------------------- */
 
 /* A metric set the kernel offers: @sys_root/class/drm/cardN/metrics/GUID/id. */
@@ -837,6 +837,7 @@ PK_API int pk_oa_cards_list(const char *sys_root, struct pk_oa_card **cards, siz
 			    struct pk_diag *diag);
 PK_API void pk_oa_cards_free(struct pk_oa_card *cards, size_t n);
 
+/* An opened i915 device and what a recording says about it. */
 struct pk_oa_device;
 
 /*

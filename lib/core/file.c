@@ -1,11 +1,13 @@
 /*
  * Small-file helpers for procfs and sysfs: files that report size 0, must be
  * read in a loop, and hold one line or one number. Also CPU-list parsing
- * ("0-3,8") shared by sysfs readers and the -C option, and the clock.
+ * ("0-3,8") shared by sysfs readers and the -C option, the clock, and
+ * paths formatted with truncation reported.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,4 +188,15 @@ uint64_t pk_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int pk_path_fmt(char *buf, size_t sz, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sz, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= sz ? -ENAMETOOLONG : 0;
 }

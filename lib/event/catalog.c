@@ -122,7 +122,7 @@ static int pmu_alias_names(const char *sysfs, struct ev_names *out)
 		if (ev_pmu_aliases(sysfs, pmus.v[i], &al))
 			continue;
 		for (size_t j = 0; j < al.n && !err; j++)
-			if (!ev_path(full, sizeof(full), "%s/%s/", pmus.v[i], al.v[j]))
+			if (!pk_path_fmt(full, sizeof(full), "%s/%s/", pmus.v[i], al.v[j]))
 				err = ev_names_add(out, full, strlen(full));
 		ev_names_release(&al);
 	}

@@ -6,7 +6,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,19 +102,6 @@ int ev_dir_list(const char *path, int want, struct ev_names *out)
 		return err;
 	}
 	ev_names_sort(out);
-	return 0;
-}
-
-int ev_path(char *buf, size_t sz, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sz, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sz)
-		return -ENAMETOOLONG;
 	return 0;
 }
 

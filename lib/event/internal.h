@@ -148,8 +148,6 @@ void ev_names_release(struct ev_names *n);
 /* Append a copy of @s (@len bytes) to @n. 0 or -ENOMEM. */
 int ev_names_add(struct ev_names *n, const char *s, size_t len);
 void ev_names_sort(struct ev_names *n);
-/* snprintf into @buf that reports truncation as -ENAMETOOLONG. */
-int ev_path(char *buf, size_t sz, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Whether the @len bytes at @s form a safe sysfs/tracefs path component. */
 bool ev_word_ok(const char *s, size_t len);
 

@@ -33,7 +33,7 @@ void ev_ctx_init(struct ev_ctx *c, struct pk_event_list *l, const char *spec,
 	memset(c, 0, sizeof(*c));
 	c->spec = spec;
 	c->diag = diag;
-	if (ev_path(c->sysfs, sizeof(c->sysfs), "%s", sysfs ? sysfs : "/sys"))
+	if (pk_path_fmt(c->sysfs, sizeof(c->sysfs), "%s", sysfs ? sysfs : "/sys"))
 		c->sysfs[0] = '\0';
 	c->tracefs_opt = OPT(opts, tracefs_root);
 	c->tracefs_err = 1;

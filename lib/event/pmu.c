@@ -46,13 +46,13 @@ static const char *const config_terms[] = { "config", "config1", "config2", "nam
 /* Directory of PMU @name (@len bytes) under @c's sysfs, in @buf. */
 static int pmu_dir(const struct ev_ctx *c, const char *name, size_t len, char *buf, size_t sz)
 {
-	return ev_path(buf, sz, "%s/" DEVICES "/%.*s", c->sysfs, (int)len, name);
+	return pk_path_fmt(buf, sz, "%s/" DEVICES "/%.*s", c->sysfs, (int)len, name);
 }
 
 int ev_pmu_list(const char *sysfs, struct ev_names *out)
 {
 	char path[PATH_MAX];
-	int err = ev_path(path, sizeof(path), "%s/" DEVICES, sysfs);
+	int err = pk_path_fmt(path, sizeof(path), "%s/" DEVICES, sysfs);
 
 	return err ? err : ev_dir_list(path, EV_DIR_DIRS, out);
 }
@@ -75,7 +75,7 @@ int ev_pmu_aliases(const char *sysfs, const char *pmu, struct ev_names *out)
 {
 	char path[PATH_MAX];
 	size_t keep = 0;
-	int err = ev_path(path, sizeof(path), "%s/" DEVICES "/%s/events", sysfs, pmu);
+	int err = pk_path_fmt(path, sizeof(path), "%s/" DEVICES "/%s/events", sysfs, pmu);
 
 	if (!err)
 		err = ev_dir_list(path, EV_DIR_FILES, out);
@@ -247,7 +247,7 @@ static int apply_alias(struct ev_ctx *c, const struct pmu *p, const char *at, si
 	struct pk_buf b;
 	int err;
 
-	err = ev_path(path, sizeof(path), "%s/events/%.*s", p->dir, (int)len, at);
+	err = pk_path_fmt(path, sizeof(path), "%s/events/%.*s", p->dir, (int)len, at);
 	if (err)
 		return pk_diag_fail_at(c->diag, err, ev_off(c, at), "alias name too long");
 	pk_buf_init(&b);
@@ -262,7 +262,7 @@ static int apply_alias(struct ev_ctx *c, const struct pmu *p, const char *at, si
 	pk_buf_release(&b);
 	if (err)
 		return err;
-	if (!ev_path(path, sizeof(path), "%s/events/%.*s.scale", p->dir, (int)len, at) &&
+	if (!pk_path_fmt(path, sizeof(path), "%s/events/%.*s.scale", p->dir, (int)len, at) &&
 	    !pk_file_read_line(path, line, sizeof(line))) {
 		double d = strtod(line, &end);
 
@@ -270,7 +270,7 @@ static int apply_alias(struct ev_ctx *c, const struct pmu *p, const char *at, si
 			return term_fail(c, &src, at, -EBADMSG, "bad scale '%s'", line);
 		ev->scale = d;
 	}
-	if (!ev_path(path, sizeof(path), "%s/events/%.*s.unit", p->dir, (int)len, at) &&
+	if (!pk_path_fmt(path, sizeof(path), "%s/events/%.*s.unit", p->dir, (int)len, at) &&
 	    !pk_file_read_line(path, line, sizeof(line)) && line[0]) {
 		free(ev->scale_unit);
 		ev->scale_unit = strdup(line);
@@ -289,12 +289,12 @@ static void suggest_term(struct ev_ctx *c, const struct pmu *p, const char *key,
 	ev_suggest_init(&s, key, klen);
 	for (size_t i = 0; i < sizeof(config_terms) / sizeof(config_terms[0]); i++)
 		ev_suggest_add(&s, config_terms[i]);
-	if (!ev_path(path, sizeof(path), "%s/format", p->dir) && !ev_dir_list(path, EV_DIR_FILES, &n)) {
+	if (!pk_path_fmt(path, sizeof(path), "%s/format", p->dir) && !ev_dir_list(path, EV_DIR_FILES, &n)) {
 		for (size_t i = 0; i < n.n; i++)
 			ev_suggest_add(&s, n.v[i]);
 		ev_names_release(&n);
 	}
-	if (!ev_path(path, sizeof(path), "%s/events", p->dir) && !ev_dir_list(path, EV_DIR_FILES, &n)) {
+	if (!pk_path_fmt(path, sizeof(path), "%s/events", p->dir) && !ev_dir_list(path, EV_DIR_FILES, &n)) {
 		for (size_t i = 0; i < n.n; i++)
 			if (is_alias_file(n.v[i]))
 				ev_suggest_add(&s, n.v[i]);
@@ -348,11 +348,11 @@ static int apply_term(struct ev_ctx *c, const struct pmu *p, const char *key, si
 	}
 	if (!ev_word_ok(key, klen))
 		return term_fail(c, src, key, -EINVAL, "invalid term '%.*s'", (int)klen, key);
-	if (ev_path(path, sizeof(path), "%s/format/%.*s", p->dir, (int)klen, key))
+	if (pk_path_fmt(path, sizeof(path), "%s/format/%.*s", p->dir, (int)klen, key))
 		return term_fail(c, src, key, -ENAMETOOLONG, "term name too long");
 	if (file_exists(path))
 		return set_format(c, src, path, key, klen, v, has_val ? val : key, a);
-	if (ev_path(path, sizeof(path), "%s/events/%.*s", p->dir, (int)klen, key))
+	if (pk_path_fmt(path, sizeof(path), "%s/events/%.*s", p->dir, (int)klen, key))
 		return term_fail(c, src, key, -ENAMETOOLONG, "term name too long");
 	if (file_exists(path) && is_alias_file(path)) {
 		if (has_val)
@@ -443,7 +443,7 @@ static int pmu_open(const struct ev_ctx *c, const char *name, size_t len, struct
 		return -EINVAL;
 	err = pmu_dir(c, name, len, p->dir, sizeof(p->dir));
 	if (!err)
-		err = ev_path(path, sizeof(path), "%s/type", p->dir);
+		err = pk_path_fmt(path, sizeof(path), "%s/type", p->dir);
 	if (!err)
 		err = pk_file_read_u64(path, &type);
 	if (err)
@@ -521,7 +521,7 @@ int ev_alias_add(struct ev_ctx *c, const char *s, size_t len, const char *name, 
 	for (size_t i = 0; i < pmus.n && !err; i++) {
 		struct pmu p;
 
-		if (ev_path(path, sizeof(path), "%s/" DEVICES "/%s/events/%.*s", c->sysfs,
+		if (pk_path_fmt(path, sizeof(path), "%s/" DEVICES "/%s/events/%.*s", c->sysfs,
 			    pmus.v[i], (int)len, s) || !file_exists(path))
 			continue;
 		if (pmu_open(c, pmus.v[i], strlen(pmus.v[i]), &p))

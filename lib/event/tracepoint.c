@@ -76,11 +76,11 @@ static int find_mount(char *buf, size_t sz)
 	}
 	pk_buf_release(&b);
 	if (tracefs[0])
-		return ev_path(buf, sz, "%s", tracefs);
-	if (debugfs[0] && !ev_path(buf, sz, "%s/tracing", debugfs)) {
+		return pk_path_fmt(buf, sz, "%s", tracefs);
+	if (debugfs[0] && !pk_path_fmt(buf, sz, "%s/tracing", debugfs)) {
 		char events[PATH_MAX];
 
-		if (!ev_path(events, sizeof(events), "%s/events", buf) && is_dir(events))
+		if (!pk_path_fmt(events, sizeof(events), "%s/events", buf) && is_dir(events))
 			return 0;
 	}
 	return -ENOENT;
@@ -94,14 +94,14 @@ int pk_tracefs_path(char *buf, size_t sz)
 		return err;
 	if (mount("nodev", DEFAULT_TRACEFS, "tracefs", 0, NULL))
 		return errno == EPERM || errno == EACCES ? -EACCES : -ENOENT;
-	return ev_path(buf, sz, "%s", DEFAULT_TRACEFS);
+	return pk_path_fmt(buf, sz, "%s", DEFAULT_TRACEFS);
 }
 
 const char *ev_ctx_tracefs(struct ev_ctx *c, int *err)
 {
 	if (c->tracefs_err == 1) {
 		if (c->tracefs_opt)
-			c->tracefs_err = ev_path(c->tracefs, sizeof(c->tracefs), "%s", c->tracefs_opt);
+			c->tracefs_err = pk_path_fmt(c->tracefs, sizeof(c->tracefs), "%s", c->tracefs_opt);
 		else
 			c->tracefs_err = pk_tracefs_path(c->tracefs, sizeof(c->tracefs));
 	}
@@ -114,7 +114,7 @@ static bool has_id(const char *tracefs, const char *sys, const char *name)
 {
 	char path[PATH_MAX];
 
-	return !ev_path(path, sizeof(path), "%s/events/%s/%s/id", tracefs, sys, name) &&
+	return !pk_path_fmt(path, sizeof(path), "%s/events/%s/%s/id", tracefs, sys, name) &&
 	       !access(path, R_OK);
 }
 
@@ -123,7 +123,7 @@ static int collect(const char *tracefs, const char *sys, const char *pat, struct
 {
 	char path[PATH_MAX], full[2 * EV_NAME_MAX + 2];
 	struct ev_names names;
-	int err = ev_path(path, sizeof(path), "%s/events/%s", tracefs, sys);
+	int err = pk_path_fmt(path, sizeof(path), "%s/events/%s", tracefs, sys);
 
 	if (!err)
 		err = ev_dir_list(path, EV_DIR_DIRS, &names);
@@ -132,7 +132,7 @@ static int collect(const char *tracefs, const char *sys, const char *pat, struct
 	for (size_t i = 0; i < names.n && !err; i++) {
 		if ((pat && !ev_glob_match(pat, names.v[i])) || !has_id(tracefs, sys, names.v[i]))
 			continue;
-		if (ev_path(full, sizeof(full), "%s:%s", sys, names.v[i]))
+		if (pk_path_fmt(full, sizeof(full), "%s:%s", sys, names.v[i]))
 			continue;
 		err = ev_names_add(out, full, strlen(full));
 	}
@@ -152,7 +152,7 @@ static int matches(const char *tracefs, const char *sp, const char *np, struct e
 		/* a system that is not there simply matches nothing */
 		err = collect(tracefs, sp, np, out) == -ENOMEM ? -ENOMEM : 0;
 	} else {
-		err = ev_path(path, sizeof(path), "%s/events", tracefs);
+		err = pk_path_fmt(path, sizeof(path), "%s/events", tracefs);
 		if (!err)
 			err = ev_dir_list(path, EV_DIR_DIRS, &systems);
 		if (err)
@@ -187,7 +187,7 @@ bool ev_tracepoint_system_exists(struct ev_ctx *c, const char *sys, size_t len)
 	if (!ev_word_ok(sys, len))
 		return false;
 	tracefs = ev_ctx_tracefs(c, &err);
-	return tracefs && !ev_path(path, sizeof(path), "%s/events/%.*s", tracefs, (int)len, sys) &&
+	return tracefs && !pk_path_fmt(path, sizeof(path), "%s/events/%.*s", tracefs, (int)len, sys) &&
 	       is_dir(path);
 }
 
@@ -215,13 +215,13 @@ static int no_match(struct ev_ctx *c, const char *tracefs, const char *sys, size
 	int err;
 
 	if (!sys_glob)
-		known_sys = !ev_path(path, sizeof(path), "%s/events/%.*s", tracefs, (int)slen, sys) &&
+		known_sys = !pk_path_fmt(path, sizeof(path), "%s/events/%.*s", tracefs, (int)slen, sys) &&
 			    is_dir(path);
 	if (!known_sys) {
 		err = pk_diag_fail_at(c->diag, -ENOENT, ev_off(c, sys),
 				      "unknown tracepoint system '%.*s'", (int)slen, sys);
 		ev_suggest_init(&s, sys, slen);
-		if (!ev_path(path, sizeof(path), "%s/events", tracefs) &&
+		if (!pk_path_fmt(path, sizeof(path), "%s/events", tracefs) &&
 		    !ev_dir_list(path, EV_DIR_DIRS, &n)) {
 			for (size_t i = 0; i < n.n; i++)
 				ev_suggest_add(&s, n.v[i]);
@@ -238,8 +238,8 @@ static int no_match(struct ev_ctx *c, const char *tracefs, const char *sys, size
 	for (size_t i = 0; i < n.n; i++)
 		ev_suggest_add(&s, n.v[i]);
 	ev_names_release(&n);
-	if (s.best[0] && !ev_path(cand, sizeof(cand), "%.*s:%s", (int)slen, sys, s.best) &&
-	    ev_path(s.best, sizeof(s.best), "%s", cand))
+	if (s.best[0] && !pk_path_fmt(cand, sizeof(cand), "%.*s:%s", (int)slen, sys, s.best) &&
+	    pk_path_fmt(s.best, sizeof(s.best), "%s", cand))
 		s.dist = (unsigned)-1;	/* too long to show */
 	ev_suggest_hint(&s, c->diag);
 	return err;
@@ -255,7 +255,7 @@ static int add_one(struct ev_ctx *c, const char *tracefs, const char *full, cons
 	uint64_t id;
 	int err;
 
-	err = ev_path(path, sizeof(path), "%s/events/%.*s/%s/id", tracefs, (int)(colon - full),
+	err = pk_path_fmt(path, sizeof(path), "%s/events/%.*s/%s/id", tracefs, (int)(colon - full),
 		      full, colon + 1);
 	if (!err)
 		err = pk_file_read_u64(path, &id);

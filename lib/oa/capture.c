@@ -64,7 +64,7 @@ static int open_failed(struct capture *c, int err, uint64_t metric_id, int forma
 	switch (err) {
 	case -EACCES:
 	case -EPERM:
-		fmt_path(path, sizeof(path), "%s/sys/dev/i915/perf_stream_paranoid", c->dev->proc_root);
+		pk_path_fmt(path, sizeof(path), "%s/sys/dev/i915/perf_stream_paranoid", c->dev->proc_root);
 		c->dev->ops.sysfs_read(c->dev->ops.ctx, path, line, sizeof(line));
 		if (line[0] == '0' && !line[1] && c->st->period_ns < 10000) {
 			pk_diag_fail(diag, err, "the kernel refused a sampling period of %llu ns: %s",

@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,17 +18,6 @@
 #include <perfkit/oa.h>
 
 #include "capture_int.h"
-
-int fmt_path(char *buf, size_t sz, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sz, fmt, ap);
-	va_end(ap);
-	return n < 0 || (size_t)n >= sz ? -ENAMETOOLONG : 0;
-}
 
 /* ---- discovery ------------------------------------------------------------------- */
 
@@ -41,7 +29,7 @@ static int find_card(const char *sys_root, int want, int *card, struct pk_diag *
 	int best = -1;
 	DIR *d;
 
-	fmt_path(drm_dir, sizeof(drm_dir), "%s/class/drm", sys_root);
+	pk_path_fmt(drm_dir, sizeof(drm_dir), "%s/class/drm", sys_root);
 	d = opendir(drm_dir);
 	if (d) {
 		while ((de = readdir(d))) {
@@ -74,13 +62,13 @@ static int find_render_node(const char *card_dir, char *name, size_t sz)
 	int found = -ENOENT;
 	DIR *d;
 
-	fmt_path(path, sizeof(path), "%s/device/drm", card_dir);
+	pk_path_fmt(path, sizeof(path), "%s/device/drm", card_dir);
 	d = opendir(path);
 	if (!d)
 		return -errno;
 	while ((de = readdir(d)))
 		if (!strncmp(de->d_name, "renderD", 7)) {
-			fmt_path(name, sz, "%s", de->d_name);
+			pk_path_fmt(name, sz, "%s", de->d_name);
 			found = 0;
 			break;
 		}
@@ -93,7 +81,7 @@ static int open_node(struct pk_oa_device *dev, const char *dev_root, struct pk_d
 	char render[64];
 	int fd, err;
 
-	fmt_path(dev->node, sizeof(dev->node), "%s/dri/card%d", dev_root, dev->card);
+	pk_path_fmt(dev->node, sizeof(dev->node), "%s/dri/card%d", dev_root, dev->card);
 	fd = dev->ops.open(dev->ops.ctx, dev->node, O_RDWR);
 	if (fd >= 0) {
 		dev->fd = fd;
@@ -103,10 +91,10 @@ static int open_node(struct pk_oa_device *dev, const char *dev_root, struct pk_d
 	if (find_render_node(dev->card_dir, render, sizeof(render)) == 0) {
 		char path[PATH_MAX];
 
-		fmt_path(path, sizeof(path), "%s/dri/%s", dev_root, render);
+		pk_path_fmt(path, sizeof(path), "%s/dri/%s", dev_root, render);
 		fd = dev->ops.open(dev->ops.ctx, path, O_RDWR);
 		if (fd >= 0) {
-			fmt_path(dev->node, sizeof(dev->node), "%s", path);
+			pk_path_fmt(dev->node, sizeof(dev->node), "%s", path);
 			dev->fd = fd;
 			return 0;
 		}
@@ -199,7 +187,7 @@ static uint32_t gt_freq(struct pk_oa_device *dev, const char *file)
 	char path[PATH_MAX], line[64], *end;
 	unsigned long long mhz;
 
-	fmt_path(path, sizeof(path), "%s/%s", dev->card_dir, file);
+	pk_path_fmt(path, sizeof(path), "%s/%s", dev->card_dir, file);
 	if (dev->ops.sysfs_read(dev->ops.ctx, path, line, sizeof(line)))
 		return 0;
 	mhz = strtoull(line, &end, 10);
@@ -266,14 +254,14 @@ int pk_oa_device_open(const struct pk_oa_device_opts *opts, struct pk_oa_device 
 		return pk_diag_fail(diag, -ENOMEM, "out of memory");
 	dev->ops = *ops;
 	dev->fd = -1;
-	if (fmt_path(dev->proc_root, sizeof(dev->proc_root), "%s", proc_root) ||
+	if (pk_path_fmt(dev->proc_root, sizeof(dev->proc_root), "%s", proc_root) ||
 	    strlen(sys_root) > PATH_MAX / 2 || strlen(dev_root) > PATH_MAX / 2) {
 		err = pk_diag_fail(diag, -ENAMETOOLONG, "a root directory's name is too long");
 		goto fail;
 	}
 	if ((err = find_card(sys_root, want, &dev->card, diag)))
 		goto fail;
-	fmt_path(dev->card_dir, sizeof(dev->card_dir), "%s/class/drm/card%d", sys_root, dev->card);
+	pk_path_fmt(dev->card_dir, sizeof(dev->card_dir), "%s/class/drm/card%d", sys_root, dev->card);
 	if ((err = open_node(dev, dev_root, diag)) || (err = describe(dev, diag)))
 		goto fail;
 	*out = dev;
@@ -338,7 +326,7 @@ int pk_oa_device_metric_id(const struct pk_oa_device *dev, const char *guid, uin
 
 	if (!guid || !guid_ok(guid))
 		return pk_diag_fail(diag, -EINVAL, "'%s' is not a metric set GUID", guid ? guid : "");
-	fmt_path(path, sizeof(path), "%s/metrics/%s/id", dev->card_dir, guid);
+	pk_path_fmt(path, sizeof(path), "%s/metrics/%s/id", dev->card_dir, guid);
 	err = dev->ops.sysfs_read(dev->ops.ctx, path, line, sizeof(line));
 	if (err) {
 		pk_diag_subject(diag, path);

@@ -40,7 +40,4 @@ int oa_card_number(const char *name);
 /* True when @drm_dir/cardN/device/driver links to a driver named i915. cards.c */
 bool oa_card_is_i915(const char *drm_dir, int card);
 
-/* snprintf for paths: 0, or -ENAMETOOLONG when it did not fit (the result is then cut). */
-int fmt_path(char *buf, size_t sz, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
 #endif

@@ -36,7 +36,7 @@ bool oa_card_is_i915(const char *drm_dir, int card)
 	const char *base;
 	ssize_t n;
 
-	if (fmt_path(path, sizeof(path), "%s/card%d/device/driver", drm_dir, card))
+	if (pk_path_fmt(path, sizeof(path), "%s/card%d/device/driver", drm_dir, card))
 		return false;
 	n = readlink(path, target, sizeof(target) - 1);
 	if (n <= 0)
@@ -61,13 +61,13 @@ static int read_sets(const char *card_dir, struct pk_oa_card *c)
 	size_t cap = 0;
 	DIR *d;
 
-	if (fmt_path(dir, sizeof(dir), "%s/metrics", card_dir) || !(d = opendir(dir)))
+	if (pk_path_fmt(dir, sizeof(dir), "%s/metrics", card_dir) || !(d = opendir(dir)))
 		return 0;
 	while ((de = readdir(d)) && c->n_sets < MAX_KERNEL_SETS) {
 		uint64_t id;
 
 		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(c->sets[0].guid) ||
-		    fmt_path(path, sizeof(path), "%s/%s/id", dir, de->d_name) ||
+		    pk_path_fmt(path, sizeof(path), "%s/%s/id", dir, de->d_name) ||
 		    pk_file_read_u64(path, &id))
 			continue;
 		if (pk_array_grow((void **)&c->sets, &cap, c->n_sets + 1, sizeof(*c->sets), 32)) {
@@ -102,7 +102,7 @@ int pk_oa_cards_list(const char *sys_root, struct pk_oa_card **out, size_t *n_ou
 
 	*out = NULL;
 	*n_out = 0;
-	if (fmt_path(drm_dir, sizeof(drm_dir), "%s/class/drm", sys_root ? sys_root : "/sys"))
+	if (pk_path_fmt(drm_dir, sizeof(drm_dir), "%s/class/drm", sys_root ? sys_root : "/sys"))
 		return pk_diag_fail(diag, -ENAMETOOLONG, "sysfs path too long");
 	if (!(d = opendir(drm_dir)))
 		return 0;
@@ -113,7 +113,7 @@ int pk_oa_cards_list(const char *sys_root, struct pk_oa_card **out, size_t *n_ou
 		uint64_t pci_id;
 
 		if (num < 0 || !oa_card_is_i915(drm_dir, num) ||
-		    fmt_path(card_dir, sizeof(card_dir), "%s/card%d", drm_dir, num))
+		    pk_path_fmt(card_dir, sizeof(card_dir), "%s/card%d", drm_dir, num))
 			continue;
 		if (pk_array_grow((void **)&cards, &cap, n + 1, sizeof(*cards), 4)) {
 			err = -ENOMEM;
@@ -123,7 +123,7 @@ int pk_oa_cards_list(const char *sys_root, struct pk_oa_card **out, size_t *n_ou
 		memset(c, 0, sizeof(*c));
 		c->card = num;
 		/* sysfs writes it as "0x9a49" */
-		if (!fmt_path(path, sizeof(path), "%s/device/device", card_dir) &&
+		if (!pk_path_fmt(path, sizeof(path), "%s/device/device", card_dir) &&
 		    !pk_file_read_u64(path, &pci_id) && pci_id <= UINT32_MAX)
 			c->pci_id = (uint32_t)pci_id;
 		c->platform = pk_oa_platform_by_pci_id(c->pci_id);
