@@ -5,12 +5,17 @@
  * attributes the loader promises (names, equation, a known data type), or
  * fail with -EBADMSG or -EFBIG and a message; then each loaded set is looked
  * up by its symbol name and compiled (which may refuse its equations, with
- * a message), never crashing or leaking.
+ * a message), never crashing or leaking. Loading only the set a key selects
+ * (pk_oa_metrics_load_buf_for) must give, for each set's symbol name and
+ * GUID, the set the whole load gives, field by field; on a file the whole
+ * load refuses it may succeed (errors outside the set go unseen) or fail
+ * with a message.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <perfkit/oa.h>
+#include "../tests/oa_set_diff.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -40,6 +45,26 @@ static void check_set(const struct pk_oa_metrics *m, const struct pk_oa_set_info
 	pk_oa_eval_free(ev);
 }
 
+/* Loading for @key gives what @all (the whole load, NULL if it failed) finds. */
+static void check_pick(const uint8_t *data, size_t size, const char *key,
+		       const struct pk_oa_metrics *all)
+{
+	struct pk_oa_metrics *pick = NULL;
+	struct pk_diag d;
+	int err;
+
+	if (!key)
+		return;
+	pk_diag_init(&d);
+	err = pk_oa_metrics_load_buf_for(data, size, "fuzz.xml", key, &pick, &d);
+	if (all)
+		CHECK(err == 0 && !oa_set_diff(pk_oa_metrics_find_set(all, key),
+					       pk_oa_metrics_find_set(pick, key)));
+	else
+		CHECK(err ? pick == NULL && (d.msg[0] || err == -ENOMEM) : pick != NULL);
+	pk_oa_metrics_free(pick);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pk_oa_metrics *m = NULL;
@@ -51,10 +76,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (err) {
 		CHECK(m == NULL && (err == -EBADMSG || err == -EFBIG || err == -ENOMEM));
 		CHECK(d.msg[0] != '\0' || err == -ENOMEM);
+		check_pick(data, size, "RenderBasic", NULL);
 		return 0;
 	}
-	for (size_t i = 0; i < pk_oa_metrics_n_sets(m); i++)
-		check_set(m, pk_oa_metrics_set(m, i));
+	for (size_t i = 0; i < pk_oa_metrics_n_sets(m); i++) {
+		const struct pk_oa_set_info *s = pk_oa_metrics_set(m, i);
+
+		check_set(m, s);
+		check_pick(data, size, s->symbol_name, m);
+		check_pick(data, size, s->hw_config_guid, m);
+		check_pick(data, size, s->name, m);
+	}
 	pk_oa_metrics_free(m);
 	return 0;
 }

@@ -501,6 +501,22 @@ PK_API int pk_oa_metrics_load(const char *path, struct pk_oa_metrics **out,
 PK_API int pk_oa_metrics_load_buf(const void *buf, size_t len, const char *name,
 				  struct pk_oa_metrics **out, struct pk_diag *diag);
 
+/*
+ * Load what pk_oa_metrics_find_set(@key) needs from the metric file @path:
+ * the result holds the set it would find in the whole file, with the same
+ * fields and lines, and may hold only that set and others whose start tag
+ * mentions @key. Where the file splits safely into sets (no DOCTYPE, UTF-8,
+ * no reference in a set's start tag), only those sets are parsed and the
+ * rest of the file is not checked; otherwise, or when nothing matches or
+ * those sets do not load, the whole file is loaded as pk_oa_metrics_load()
+ * does, with its errors. A NULL or empty @key loads the whole file.
+ */
+PK_API int pk_oa_metrics_load_for(const char *path, const char *key,
+				  struct pk_oa_metrics **out, struct pk_diag *diag);
+PK_API int pk_oa_metrics_load_buf_for(const void *buf, size_t len, const char *name,
+				      const char *key, struct pk_oa_metrics **out,
+				      struct pk_diag *diag);
+
 PK_API void pk_oa_metrics_free(struct pk_oa_metrics *m);
 
 PK_API size_t pk_oa_metrics_n_sets(const struct pk_oa_metrics *m);

@@ -40,6 +40,7 @@
 #include <libxml/tree.h>
 #include <libxml/xmlreader.h>
 #include <perfkit/oa.h>
+#include "metrics_int.h"
 
 /* Largest metric file read (the biggest of IGT's is under 1 MiB). */
 #define MAX_FILE_BYTES (64u << 20)
@@ -57,6 +58,7 @@ struct pk_oa_metrics {
 	size_t n_sets, cap_sets;
 	struct arena_blk *arena;
 	const char *file;
+	unsigned line_base;      /* lines before the bytes being parsed (one set's) */
 };
 
 static char *arena_strdup(struct pk_oa_metrics *m, const char *s)
@@ -130,9 +132,18 @@ static unsigned line_of(const xmlNode *n)
 	return l > 0 && l <= UINT_MAX ? (unsigned)l : 0;
 }
 
-static int missing(struct pk_diag *d, const xmlNode *n, const char *what, const char *attr_name)
+/* Line of @n in the file, where only one set of it may have been parsed. */
+static unsigned file_line(const struct pk_oa_metrics *m, const xmlNode *n)
 {
-	return pk_diag_fail(d, -EBADMSG, "line %u: <%s> without %s", line_of(n), what, attr_name);
+	unsigned l = line_of(n);
+
+	return l && l <= UINT_MAX - m->line_base ? l + m->line_base : 0;
+}
+
+static int missing(const struct pk_oa_metrics *m, struct pk_diag *d, const xmlNode *n,
+		   const char *what, const char *attr_name)
+{
+	return pk_diag_fail(d, -EBADMSG, "line %u: <%s> without %s", file_line(m, n), what, attr_name);
 }
 
 static int load_counter(struct pk_oa_metrics *m, xmlNode *node, struct pk_oa_counter_info *c,
@@ -142,7 +153,7 @@ static int load_counter(struct pk_oa_metrics *m, xmlNode *node, struct pk_oa_cou
 	int err;
 
 	memset(c, 0, sizeof(*c));
-	c->line = line_of(node);
+	c->line = file_line(m, node);
 	if ((err = attr(m, node, "name", &c->name)) ||
 	    (err = attr(m, node, "symbol_name", &c->symbol_name)) ||
 	    (err = attr(m, node, "underscore_name", &c->underscore_name)) ||
@@ -155,11 +166,11 @@ static int load_counter(struct pk_oa_metrics *m, xmlNode *node, struct pk_oa_cou
 	    (err = attr(m, node, "data_type", &dt)))
 		return err;
 	if (!c->symbol_name || !c->symbol_name[0])
-		return missing(diag, node, "counter", "symbol_name");
+		return missing(m, diag, node, "counter", "symbol_name");
 	if (!c->equation)
-		return missing(diag, node, "counter", "equation");
+		return missing(m, diag, node, "counter", "equation");
 	if (!dt)
-		return missing(diag, node, "counter", "data_type");
+		return missing(m, diag, node, "counter", "data_type");
 	if (strcmp(dt, "uint64") == 0)
 		c->data_type = PK_OA_UINT64;
 	else if (strcmp(dt, "float") == 0)
@@ -184,7 +195,7 @@ static int load_set(struct pk_oa_metrics *m, xmlNode *node, struct pk_diag *diag
 		return -ENOMEM;
 	s = &m->sets[m->n_sets];
 	memset(s, 0, sizeof(*s));
-	s->line = line_of(node);
+	s->line = file_line(m, node);
 	s->file = m->file;
 	if ((err = attr(m, node, "name", &s->name)) ||
 	    (err = attr(m, node, "chipset", &s->chipset)) ||
@@ -194,9 +205,9 @@ static int load_set(struct pk_oa_metrics *m, xmlNode *node, struct pk_diag *diag
 	    (err = attr(m, node, "oa_format", &s->oa_format)))
 		return err;
 	if (!s->symbol_name || !s->symbol_name[0])
-		return missing(diag, node, "set", "symbol_name");
+		return missing(m, diag, node, "set", "symbol_name");
 	if (!s->name)
-		return missing(diag, node, "set", "name");
+		return missing(m, diag, node, "set", "name");
 	for (xmlNode *c = node->children; c; c = c->next) {
 		if (is_elem(c, "register_config")) {
 			s->n_register_configs++;
@@ -326,28 +337,28 @@ static int read_sets(struct pk_oa_metrics *m, xmlTextReaderPtr r, struct xml_sou
 	return ret == 0 && !x->seen ? 0 : xml_failed(diag, x, r);
 }
 
-PK_API int pk_oa_metrics_load_buf(const void *buf, size_t len, const char *name,
-				  struct pk_oa_metrics **out, struct pk_diag *diag)
+static struct pk_oa_metrics *metrics_new(const char *name)
 {
-	struct pk_oa_metrics *m;
+	struct pk_oa_metrics *m = calloc(1, sizeof(*m));
+
+	if (m && !(m->file = arena_strdup(m, name))) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* The whole file, a set at a time through the streaming reader. */
+static int load_all(const void *buf, size_t len, const char *name, struct pk_oa_metrics **out,
+		    struct pk_diag *diag)
+{
+	struct pk_oa_metrics *m = metrics_new(name);
 	struct xml_source x = { .buf = buf, .len = len, .name = name };
 	xmlTextReaderPtr r;
 	int err;
 
-	*out = NULL;
-	if (!name)
-		name = "(memory)";
-	pk_diag_subject(diag, name);
-	if (len > INT_MAX || len > MAX_FILE_BYTES)
-		return pk_diag_fail(diag, -EFBIG, "metric file of %zu bytes is too large", len);
-	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
-	m->file = arena_strdup(m, name);
-	if (!m->file) {
-		free(m);
-		return -ENOMEM;
-	}
 	r = xmlReaderForMemory(buf, (int)len, name, NULL, XML_OPTIONS);
 	if (!r) {
 		pk_oa_metrics_free(m);
@@ -364,7 +375,68 @@ PK_API int pk_oa_metrics_load_buf(const void *buf, size_t len, const char *name,
 	return 0;
 }
 
-PK_API int pk_oa_metrics_load(const char *path, struct pk_oa_metrics **out, struct pk_diag *diag)
+/*
+ * Only the sets that may be @key's (metrics_scan.c), each parsed from its own
+ * bytes. -ENOTSUP, or any failure, sends the caller to load_all(), which
+ * words the errors with the whole file in view.
+ */
+static int load_picked(const char *buf, size_t len, const char *name, const char *key,
+		       struct pk_oa_metrics **out)
+{
+	struct oa_set_span *spans;
+	struct pk_oa_metrics *m;
+	size_t n;
+	int err = oa_metrics_scan_sets(buf, len, key, &spans, &n);
+
+	if (err)
+		return err;
+	if (n == 0 || !(m = metrics_new(name))) {
+		free(spans);
+		return n == 0 ? -ENOENT : -ENOMEM;
+	}
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct oa_set_span *sp = &spans[i];
+		xmlDocPtr doc = xmlReadMemory(buf + sp->start, (int)(sp->end - sp->start), name, NULL,
+					      XML_OPTIONS);
+
+		m->line_base = sp->line - 1;
+		err = doc ? load_set(m, xmlDocGetRootElement(doc), NULL) : -EBADMSG;
+		xmlFreeDoc(doc);
+	}
+	free(spans);
+	if (!err && !pk_oa_metrics_find_set(m, key))
+		err = -ENOENT;         /* only mentioned: the whole load says if the file is sound */
+	if (err) {
+		pk_oa_metrics_free(m);
+		return err;
+	}
+	*out = m;
+	return 0;
+}
+
+PK_API int pk_oa_metrics_load_buf_for(const void *buf, size_t len, const char *name,
+				      const char *key, struct pk_oa_metrics **out,
+				      struct pk_diag *diag)
+{
+	*out = NULL;
+	if (!name)
+		name = "(memory)";
+	pk_diag_subject(diag, name);
+	if (len > INT_MAX || len > MAX_FILE_BYTES)
+		return pk_diag_fail(diag, -EFBIG, "metric file of %zu bytes is too large", len);
+	if (key && key[0] && load_picked(buf, len, name, key, out) == 0)
+		return 0;
+	return load_all(buf, len, name, out, diag);
+}
+
+PK_API int pk_oa_metrics_load_buf(const void *buf, size_t len, const char *name,
+				  struct pk_oa_metrics **out, struct pk_diag *diag)
+{
+	return pk_oa_metrics_load_buf_for(buf, len, name, NULL, out, diag);
+}
+
+PK_API int pk_oa_metrics_load_for(const char *path, const char *key, struct pk_oa_metrics **out,
+				  struct pk_diag *diag)
 {
 	struct pk_buf b;
 	int err;
@@ -379,9 +451,14 @@ PK_API int pk_oa_metrics_load(const char *path, struct pk_oa_metrics **out, stru
 			return pk_diag_fail(diag, err, "metric file larger than %u bytes", MAX_FILE_BYTES);
 		return pk_diag_fail(diag, err, "cannot read metric file: %s", strerror(-err));
 	}
-	err = pk_oa_metrics_load_buf(b.data ? b.data : "", b.len, path, out, diag);
+	err = pk_oa_metrics_load_buf_for(b.data ? b.data : "", b.len, path, key, out, diag);
 	pk_buf_release(&b);
 	return err;
+}
+
+PK_API int pk_oa_metrics_load(const char *path, struct pk_oa_metrics **out, struct pk_diag *diag)
+{
+	return pk_oa_metrics_load_for(path, NULL, out, diag);
 }
 
 PK_API size_t pk_oa_metrics_n_sets(const struct pk_oa_metrics *m)

@@ -90,7 +90,7 @@ static int load_set(struct pk_oa_summary *s, const struct pk_oa_summary_opts *o,
 		memcpy(subject, diag->subject, sizeof(subject));
 	if ((err = find_metrics(o, s->rec, s->platform, &s->metrics_path, diag)))
 		return err;
-	if ((err = pk_oa_metrics_load(s->metrics_path, &s->metrics, diag)))
+	if ((err = pk_oa_metrics_load_for(s->metrics_path, key, &s->metrics, diag)))
 		return err;
 	/* the loader named the XML file; what follows is about the caller's subject again */
 	if (diag)
