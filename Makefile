@@ -6,11 +6,13 @@
 #   make bench      benchmarks against Linux perf (ratios, medians)
 #   make fuzz       libFuzzer targets under build-fuzz/ (clang)
 #   make SAN=1 ...  AddressSanitizer + UndefinedBehaviorSanitizer build in build-san/
+#                   (baseline ISA only: no AVX2 clones, so tests run that code)
 #   make install PREFIX=/usr/local DESTDIR=
 
 ifeq ($(SAN),1)
 BUILD ?= build-san
-SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
+	    -DPK_NO_TARGET_CLONES
 else
 BUILD ?= build
 SANFLAGS :=

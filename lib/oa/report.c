@@ -266,8 +266,13 @@ void pk_oa_accumulate_decoded(const struct pk_oa_decoder *d, const struct pk_oa_
  * A32u40_A4u32_B8_C8 with the layout spelled out (constant trip counts, no
  * slot table), so that the compiler vectorizes it: about 1.5x the generic loop,
  * and twice that again where the CPU has AVX2 (a clone chosen at load time).
+ * The sanitizer build (PK_NO_TARGET_CLONES) has only the baseline version,
+ * so that its tests run it on CPUs with AVX2 too; ThreadSanitizer cannot
+ * start with an ifunc resolver either.
  */
+#ifndef PK_NO_TARGET_CLONES
 __attribute__((target_clones("avx2", "default")))
+#endif
 static void run_a32u40(const uint8_t *p, size_t stride, size_t n, unsigned shift, uint64_t *deltas)
 {
 	uint64_t acc[54];
