@@ -401,12 +401,16 @@ PK_API int pk_oa_recording_write(const struct pk_oa_recording *rec, struct pk_bu
  * One timeline item as IGT's i915-perf-reader prints it: the run of reports
  * of one context. It starts at its first report and ends at the first
  * report of the next segment (the last segment at the last report);
- * deltas[] sums the consecutive pairs over that range.
+ * deltas[] sums the consecutive pairs over that range. Every segment holds
+ * a pair: when the last report starts a context of its own it makes no
+ * segment (as in the reader; a one-report recording has none), and it is
+ * then only the end of the segment before.
  */
 struct pk_oa_segment {
 	uint32_t ctx_id;          /* PK_OA_CTX_INVALID: idle (no valid context) */
 	size_t first, end;        /* report indices: the range is [first, end] */
-	size_t n_reports;         /* reports of this context: end - first, or 1 + that for the last */
+	size_t n_reports;         /* reports of this context: end - first, 1 + that for the last
+				     unless the last report starts a context of its own */
 	uint32_t gpu_ts_start, gpu_ts_end;  /* report timestamps (shifted) */
 	uint64_t cpu_ns_start, cpu_ns_end;
 	uint64_t deltas[PK_OA_MAX_VALUES];
@@ -436,7 +440,8 @@ struct pk_oa_timeline {
  * before the first one and - where IGT asserts - from the last two after the
  * last one. One correlation point: slope from the device's timestamp
  * frequency (IGT asserts). None: cpu_valid false and all CPU times 0.
- * No reports: zero segments (IGT crashes). 0, -ENOMEM.
+ * No reports: zero segments (IGT crashes); one report: zero segments, as
+ * in IGT. 0, -ENOMEM.
  */
 PK_API int pk_oa_timeline_build(const struct pk_oa_recording *rec, struct pk_oa_timeline *tl,
 				struct pk_diag *diag);

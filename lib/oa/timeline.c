@@ -7,7 +7,8 @@
  * segment's; a segment's counters run from its first report to the next
  * segment's first (the last one to the last report), summed over
  * consecutive pairs so that counters wrapping between distant reports stay
- * exact. Being sums over pairs, they can be built over two halves of a long
+ * exact; a context starting at the last report has no pair, so no segment.
+ * Being sums over pairs, they can be built over two halves of a long
  * recording on two threads and joined where the halves meet.
  *
  * CPU time: reports carry 32 bits of timestamp (31 usable on DG2/MTL:
@@ -330,6 +331,9 @@ int pk_oa_timeline_build(const struct pk_oa_recording *rec, struct pk_oa_timelin
 		free(all.segs);
 		return pk_diag_fail(diag, -ENOMEM, "out of memory");
 	}
+	/* a context whose only report is the last one holds no pair: no segment */
+	if (all.n && all.segs[all.n - 1].first == n - 1)
+		all.n--;
 	tl->segments = all.segs;
 	tl->n_segments = all.n;
 	return 0;

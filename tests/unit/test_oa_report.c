@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <json-c/json.h>
 #include <perfkit/oa.h>
 #include "../tap.h"
 #include "oa_gen.h"
@@ -463,6 +464,106 @@ struct gen_case {
 	size_t n_reports;
 };
 
+/* Whether the last report starts a context of its own (it then makes no segment). */
+static bool lone_last_report(const struct pk_oa_recording *rec)
+{
+	const struct pk_oa_decoder *dec = pk_oa_recording_decoder(rec);
+	size_t n = pk_oa_recording_n_reports(rec);
+	struct pk_oa_report a, b;
+
+	if (n < 2)
+		return n == 1;
+	pk_oa_report_header(dec, pk_oa_recording_report(rec, n - 2), &a);
+	pk_oa_report_header(dec, pk_oa_recording_report(rec, n - 1), &b);
+	return a.ctx_id != b.ctx_id;
+}
+
+/*
+ * perfkit's text, without its "Lost:" line (the reader prints none), to
+ * compare with the reader's stdout and stderr.
+ */
+static char *print_text(const struct pk_oa_summary *s, bool per_report)
+{
+	char *text = NULL, *lost;
+	size_t len = 0;
+	struct pk_diag d;
+	FILE *m = open_memstream(&text, &len);
+
+	pk_diag_init(&d);
+	if (!m)
+		return NULL;
+	pk_oa_summary_print(s, m, per_report, &d);
+	fclose(m);
+	if (text && (lost = strstr(text, "\nLost: "))) {
+		char *eol = strchr(lost + 1, '\n');
+
+		memmove(lost + 1, eol ? eol + 1 : lost + 1, strlen(eol ? eol + 1 : lost + 1) + 1);
+	}
+	return text;
+}
+
+static uint64_t json_u64(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? (uint64_t)json_object_get_uint64(v) : UINT64_MAX;
+}
+
+/*
+ * The --json form of @s parses, and its segments are the summary's: context,
+ * times, report count and every selected counter (integers exact, floats
+ * as printed with %.17g, so exact too). How many segments differ.
+ */
+static size_t json_differs(const struct pk_oa_summary *s)
+{
+	char *text = NULL;
+	size_t len = 0, bad = 0;
+	struct pk_diag d;
+	struct pk_oa_value *row = calloc(s->set->n_counters, sizeof(*row));
+	FILE *m = open_memstream(&text, &len);
+	json_object *root, *segs;
+
+	pk_diag_init(&d);
+	if (!m || !row) {
+		free(row);
+		return SIZE_MAX;
+	}
+	pk_oa_summary_print_json(s, m, false, &d);
+	fclose(m);
+	root = json_tokener_parse(text);
+	free(text);
+	if (!root || !json_object_object_get_ex(root, "segments", &segs) ||
+	    json_object_array_length(segs) != s->tl.n_segments) {
+		json_object_put(root);
+		free(row);
+		return SIZE_MAX;
+	}
+	for (size_t i = 0; i < s->tl.n_segments; i++) {
+		json_object *j = json_object_array_get_idx(segs, i), *ctrs;
+		const struct pk_oa_segment *g = &s->tl.segments[i];
+		bool same = json_u64(j, "ctx_id") == g->ctx_id && json_u64(j, "reports") == g->n_reports &&
+			    json_u64(j, "gpu_ts_start") == g->gpu_ts_start &&
+			    json_u64(j, "gpu_ts_end") == g->gpu_ts_end &&
+			    json_u64(j, "cpu_ns_start") == g->cpu_ns_start &&
+			    json_u64(j, "cpu_ns_end") == g->cpu_ns_end &&
+			    json_object_object_get_ex(j, "counters", &ctrs) &&
+			    pk_oa_summary_values(s, i, row) == 0;
+
+		for (size_t k = 0; same && k < s->n_sel; k++) {
+			const struct pk_oa_value *v = &row[s->sel[k]];
+			json_object *x;
+
+			same = json_object_object_get_ex(ctrs, s->set->counters[s->sel[k]].symbol_name, &x) &&
+			       (v->type == PK_OA_UINT64 ? (uint64_t)json_object_get_uint64(x) == v->u :
+				!isfinite(v->f) || json_object_get_double(x) == v->f);
+		}
+		bad += !same;
+	}
+	json_object_put(root);
+	free(row);
+	return bad;
+}
+
 static void check_generated(const struct gen_case *c, const char *tmpdir)
 {
 	size_t n_reports = c->n_reports;
@@ -506,8 +607,9 @@ static void check_generated(const struct gen_case *c, const char *tmpdir)
 		pk_buf_init(&b);
 		snprintf(path, sizeof(path), "%s/%s.i915perf", tmpdir, c->what);
 		f = fopen(path, "w");
-		ok(oa_gen_write(&g, &b) == 0 && f && fwrite(b.data, 1, b.len, f) == b.len,
-		   "%s: written (%zu bytes)", what, b.len);
+		bool written = oa_gen_write(&g, &b) == 0 && f && fwrite(b.data, 1, b.len, f) == b.len;
+
+		ok(written, "%s: written (%zu bytes)", what, b.len);
 		if (f)
 			fclose(f);
 		pk_buf_release(&b);
@@ -540,13 +642,19 @@ static void check_generated(const struct gen_case *c, const char *tmpdir)
 		return;
 	}
 	if (ok(summarize(path, "all", &rec, &s, &d) == 0, "%s: perfkit decodes it: %s", what, d.msg)) {
-		size_t counted = 0;
+		size_t counted = 0, want = n_reports - (lone_last_report(rec) ? 1 : 0);
+		char *text = print_text(&s, per_report);
 
 		compare(&s, &o, what, true, per_report);
 		for (size_t i = 0; i < s.tl.n_segments; i++)
 			counted += s.tl.segments[i].n_reports;
-		ok(counted == n_reports, "%s: the segments' report counts add up to %zu (%zu)", what,
-		   n_reports, counted);
+		ok(counted == want, "%s: the segments' report counts add up to %zu (%zu)", what, want,
+		   counted);
+		ok(text && strcmp(text, out) == 0,
+		   "%s: text output equals the reader's byte for byte (%zu segments)", what,
+		   s.tl.n_segments);
+		is_int(json_differs(&s), 0, "%s: --json gives every segment and counter", what);
+		free(text);
 		pk_oa_summary_release(&s);
 		pk_oa_recording_free(rec);
 	}
@@ -597,6 +705,13 @@ static void check_reader(void)
 		  0xff000000u, 6000, 0, 0, 0, 70000 },
 		{ "bdw_testoa_halves_one_context", "bdw_renderbasic", "oa-bdw.xml", "TestOa", 0x1616, 8,
 		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12500000, 0x310000000ull, 1ull << 32, 7, 0, 0, 0, 0, 70000 },
+		/* the last report starts a context of its own: no segment (as the reader) */
+		{ "bdw_renderbasic_lone_last_report", "bdw_renderbasic", "oa-bdw.xml", "RenderBasic", 0x1616, 8,
+		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12500000, 0x310000000ull, (1ull << 40) - 3000000,
+		  0xfff00000u, 3, 0, 0, 0, 25 },
+		/* 4,999 segments: printed in blocks of 256 on two threads, in order */
+		{ "skl_renderbasic_many_segments", "skl_renderbasic", "oa-sklgt2.xml", "RenderBasic", 0x1916, 9,
+		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12000000, 0x310000000ull, (1ull << 40) - 500000, 1, 1, 0, 0, 0, 5000 },
 	};
 	char tmpdir[] = "/tmp/pk-oa-report-XXXXXX";
 
