@@ -286,7 +286,8 @@ static int run_loop(struct top_run *r)
 		int all_gone = 0, wait_ms;
 
 		if (now >= next) {
-			if ((err = pk_top_interval_end(r->t, &iv)))
+			/* what the rings hold was sampled in this interval: count it here */
+			if ((err = drain(r)) || (err = pk_top_interval_end(r->t, &iv)))
 				break;
 			last = &iv;
 			if (r->view)
@@ -394,6 +395,7 @@ int cmd_top(int argc, char **argv)
 		cli_error("cannot enable the events: %s", strerror(-err));
 		goto out;
 	}
+	pk_top_reset(r.t);         /* the first interval's rate counts from here */
 	if ((err = synthesize(&r)) == -ENOMEM) {
 		cli_error("out of memory");
 		goto out;

@@ -43,9 +43,15 @@ perf_rate_start() {
 	perf record -q -e cpu-clock -o "$TMP/$name.rate" "$@" -- sleep 2.2 >/dev/null 2>&1 &
 	echo $! >"$TMP/$name.rate.pid"
 }
-# check_rate GOT NAME HZ TEXT: GOT within 35% of perf's samples/s (samples over
-# their time span), or of HZ x CPUs without perf
-check_rate() {
+# check_rates FILE NAME HZ TEXT: the irqs/sec of refreshes 1 and 2 of FILE each
+# within 15% of perf's samples/s (samples over their time span), or of HZ x
+# CPUs without perf. Each refresh counts the samples taken during it, the
+# ones still in the ring buffers at its end included: a refresh that left
+# them to the next read 12% low here, and the next one 15% high (40% under
+# ASan, which failed CI with the 35% this check allowed then). With two CPU
+# hogs besides, the first refresh of -p reads up to 10% below perf's rate
+# over its longer window.
+check_rates() {
 	local want=$(($3 * NCPU))
 	[ -f "$TMP/$2.rate.pid" ] && wait "$(cat "$TMP/$2.rate.pid")"
 	if [ -s "$TMP/$2.rate" ]; then
@@ -55,7 +61,9 @@ check_rate() {
 		note "perf record got $got_perf samples/s; $want would be none lost"
 		want=$got_perf
 	fi
-	within "$1" "$want" 35 "$4"
+	note "perfkit top: refresh 1 $(rate 1 "$1")/s, refresh 2 $(rate 2 "$1")/s"
+	within "$(rate 1 "$1")" "$want" 15 "refresh 1: $4"
+	within "$(rate 2 "$1")" "$want" 15 "refresh 2: $4"
 }
 
 perf_rate_start all -a -F 4000
@@ -73,7 +81,7 @@ else
 	fail "hottest symbol system-wide is the workload's work" "first row: $pct $dso $sym"
 fi
 # every CPU samples at 4000 Hz while the workload keeps them busy
-check_rate "$(rate 2 "$TMP/all")" all 4000 "refresh 2 rate is about 4000 Hz x $NCPU CPUs, as perf record gets"
+check_rates "$TMP/all" all 4000 "rate is about 4000 Hz x $NCPU CPUs, as perf record gets"
 total=$(block 2 "$TMP/all" | awk '/^ +[0-9.]+%  / { sub("%", "", $1); t += $1 } END { printf "%.2f", t }')
 awk -v t="$total" 'BEGIN { exit !(t > 0 && t <= 100.05) }' && pass "row percentages add up to at most 100 ($total)" ||
 	fail "row percentages add up to at most 100" "sum $total"
@@ -125,7 +133,7 @@ grep -qE '^ +[0-9.]+%  .*\[\.\] ' "$TMP/U" && fail "-U hides user rows" || pass 
 perf_rate_start F -p "$W" -F 1000
 "$PERFKIT" top --stdio -n 2 -d 1 -F 1000 -E 5 -p "$W" >"$TMP/F" 2>/dev/null
 grep -q '\[1000Hz cpu-clock\]' "$TMP/F" && pass "-F 1000 in the header" || fail "-F 1000 in the header"
-check_rate "$(rate 2 "$TMP/F")" F 1000 "-F 1000 -p: about 1000 Hz x $NCPU busy threads, as perf record gets"
+check_rates "$TMP/F" F 1000 "-F 1000 -p: about 1000 Hz x $NCPU busy threads, as perf record gets"
 is "$(block 2 "$TMP/F" | grep -cE '^ +[0-9.]+%  ')" 5 "-E 5 prints 5 rows"
 
 # ---- errors ---------------------------------------------------------------------------
