@@ -21,35 +21,26 @@
 
 /* ---- discovery ------------------------------------------------------------------- */
 
-/* The i915 card to use: @want, or the lowest-numbered one. */
+/* The i915 card to use: @want, or the lowest-numbered one (pk_oa_cards_list). */
 static int find_card(const char *sys_root, int want, int *card, struct pk_diag *diag)
 {
-	char drm_dir[PATH_MAX];
-	struct dirent *de;
-	int best = -1;
-	DIR *d;
+	struct pk_oa_card *cards;
+	size_t n;
+	int err = pk_oa_cards_list(sys_root, &cards, &n, diag);
 
-	pk_path_fmt(drm_dir, sizeof(drm_dir), "%s/class/drm", sys_root);
-	d = opendir(drm_dir);
-	if (d) {
-		while ((de = readdir(d))) {
-			int n = oa_card_number(de->d_name);
-
-			if (n < 0 || (want >= 0 && n != want) || (best >= 0 && n > best))
-				continue;
-			if (oa_card_is_i915(drm_dir, n))
-				best = n;
-		}
-		closedir(d);
-	}
-	if (best >= 0) {
-		*card = best;
+	if (err)
+		return err;
+	*card = -1;
+	for (size_t i = 0; i < n && *card < 0; i++)
+		if (want < 0 || cards[i].card == want)
+			*card = cards[i].card;
+	pk_oa_cards_free(cards, n);
+	if (*card >= 0)
 		return 0;
-	}
 	if (want >= 0)
-		pk_diag_fail(diag, -ENODEV, "card%d under %s is not an i915 GPU", want, drm_dir);
+		pk_diag_fail(diag, -ENODEV, "card%d under %s/class/drm is not an i915 GPU", want, sys_root);
 	else
-		pk_diag_fail(diag, -ENODEV, "no i915 GPU found under %s", drm_dir);
+		pk_diag_fail(diag, -ENODEV, "no i915 GPU found under %s/class/drm", sys_root);
 	pk_diag_hint(diag, "perfkit oa needs an Intel GPU driven by i915 (xe and other drivers have no i915 perf stream)");
 	return -ENODEV;
 }

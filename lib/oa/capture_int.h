@@ -35,9 +35,4 @@ struct pk_oa_device {
 	struct pk_oa_topology topo;
 };
 
-/* N when @name is exactly "cardN", else -1 (connectors: card0-DP-1). cards.c */
-int oa_card_number(const char *name);
-/* True when @drm_dir/cardN/device/driver links to a driver named i915. cards.c */
-bool oa_card_is_i915(const char *drm_dir, int card);
-
 #endif

@@ -8,18 +8,18 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <perfkit/oa.h>
 
-#include "capture_int.h"
-
 /* Sets read per card at most: the kernel offers a few dozen. */
 #define MAX_KERNEL_SETS 4096
 
-int oa_card_number(const char *name)
+/* N when @name is exactly "cardN", else -1 (connectors: card0-DP-1). */
+static int card_number(const char *name)
 {
 	char *end;
 	long n;
@@ -30,7 +30,8 @@ int oa_card_number(const char *name)
 	return *end || n > INT_MAX ? -1 : (int)n;
 }
 
-bool oa_card_is_i915(const char *drm_dir, int card)
+/* True when @drm_dir/cardN/device/driver links to a driver named i915. */
+static bool card_is_i915(const char *drm_dir, int card)
 {
 	char path[PATH_MAX], target[PATH_MAX];
 	const char *base;
@@ -107,12 +108,12 @@ int pk_oa_cards_list(const char *sys_root, struct pk_oa_card **out, size_t *n_ou
 	if (!(d = opendir(drm_dir)))
 		return 0;
 	while (!err && (de = readdir(d))) {
-		int num = oa_card_number(de->d_name);
+		int num = card_number(de->d_name);
 		struct pk_oa_card *c;
 		char card_dir[PATH_MAX];
 		uint64_t pci_id;
 
-		if (num < 0 || !oa_card_is_i915(drm_dir, num) ||
+		if (num < 0 || !card_is_i915(drm_dir, num) ||
 		    pk_path_fmt(card_dir, sizeof(card_dir), "%s/card%d", drm_dir, num))
 			continue;
 		if (pk_array_grow((void **)&cards, &cap, n + 1, sizeof(*cards), 4)) {
