@@ -250,6 +250,7 @@ static int cmd_oa_report(int argc, char **argv)
 	static struct pk_oa_stream_device sd;
 	bool is_stream;
 	struct pk_oa_summary s;
+	struct pk_oa_timeline tl;
 	struct pk_diag d;
 	const char *path;
 	int err;
@@ -270,19 +271,19 @@ static int cmd_oa_report(int argc, char **argv)
 		return 2;
 	pk_diag_init(&d);
 	pk_diag_subject(&d, path);
-	err = is_stream ? pk_oa_stream_read_file(path, &sd, &rec, &d)
-			: pk_oa_recording_read_file(path, &rec, &d);
+	/* the timeline is built while the file is read (one pass over memory) */
+	err = pk_oa_timeline_read_file(path, is_stream ? &sd : NULL, &rec, &tl, &d);
 	if (err) {
 		if (!d.msg[0])
 			pk_diag_fail(&d, err, "%s", strerror(-err));
 		if (err == -ENODATA && !d.hint[0])
 			pk_diag_hint(&d, "a bare kernel stream is read when its device is given (--pci-id ID --topology S,SS,EU)");
 		cli_diag(&d);
-		return 2;
+		return err == -ENOMEM ? 1 : 2;
 	}
 	{
 		PK_OA_SUMMARY_OPTS(so, .metrics_file = o.metrics, .metrics_dir = o.metrics_dir,
-				   .counters = o.counters, .set = o.set);
+				   .counters = o.counters, .set = o.set, .timeline = &tl);
 
 		pk_diag_init(&d);
 		pk_diag_subject(&d, path);

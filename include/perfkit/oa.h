@@ -447,6 +447,19 @@ PK_API int pk_oa_timeline_build(const struct pk_oa_recording *rec, struct pk_oa_
 				struct pk_diag *diag);
 PK_API void pk_oa_timeline_release(struct pk_oa_timeline *tl);
 
+/*
+ * Read the recording at @path (a bare kernel stream of device @sd, else an
+ * IGT recording: NULL) and build its timeline: pk_oa_recording_read_file
+ * (or pk_oa_stream_read_file) and pk_oa_timeline_build in one, with the
+ * same results and errors. Long recordings are faster this way: the
+ * segments are built on a second thread while the reports are read, when
+ * the device comes before the first report (as IGT and perfkit write it).
+ * Release both on success; nothing to release on failure.
+ */
+PK_API int pk_oa_timeline_read_file(const char *path, const struct pk_oa_stream_device *sd,
+				    struct pk_oa_recording **out, struct pk_oa_timeline *tl,
+				    struct pk_diag *diag);
+
 /* CPU time of report timestamp @ts (shifted, 32 bits) per the rules above. */
 PK_API uint64_t pk_oa_recording_cpu_time(const struct pk_oa_recording *rec, uint32_t ts);
 
@@ -714,6 +727,12 @@ struct pk_oa_summary_opts {
 	 */
 	const char *counters;
 	const char *set;          /* metric set to use; NULL: DEVICE_INFO's metric_set_name */
+	/*
+	 * The recording's timeline, built already (pk_oa_timeline_read_file):
+	 * moved into the summary (*timeline is emptied, even on failure);
+	 * NULL: pk_oa_summary_init builds it.
+	 */
+	struct pk_oa_timeline *timeline;
 };
 
 struct pk_oa_summary {

@@ -126,13 +126,17 @@ int pk_oa_summary_init(struct pk_oa_summary *s, const struct pk_oa_recording *re
 		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
 	memset(s, 0, sizeof(*s));
 	s->rec = rec;
+	if (o.timeline) {
+		s->tl = *o.timeline;          /* released with the summary from here on */
+		memset(o.timeline, 0, sizeof(*o.timeline));
+	}
 	s->platform = pk_oa_recording_platform(rec);
 	s->lost = pk_oa_recording_reports_lost(rec) + pk_oa_recording_buffers_lost(rec);
 	if (!o.counters || strcmp(o.counters, "none") != 0) {
 		if ((err = load_set(s, &o, diag)))
 			goto fail;
 	}
-	if ((err = pk_oa_timeline_build(rec, &s->tl, diag)))
+	if (!o.timeline && (err = pk_oa_timeline_build(rec, &s->tl, diag)))
 		goto fail;
 	return 0;
 fail:

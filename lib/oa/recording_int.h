@@ -5,6 +5,8 @@
 #ifndef PERFKIT_OA_RECORDING_INT_H
 #define PERFKIT_OA_RECORDING_INT_H
 
+#include <stdbool.h>
+#include <string.h>
 #include <perfkit/oa.h>
 
 /* Neighbouring correlation points sharing their timestamp bits above the mask. */
@@ -50,5 +52,71 @@ struct pk_oa_recording {
 
 /* Index the correlation points for pk_oa_recording_cpu_time() (timeline.c). 0 or -ENOMEM. */
 int oa_index_correlations(struct pk_oa_recording *rec);
+
+/*
+ * Whether a report with first dword @dw0 holds a valid context in dw2:
+ * Gen8 dw0 bit 25, Gen9-11 bit 16, Gen12 always, Gen7 never.
+ */
+static inline bool oa_report_ctx_valid(const struct pk_oa_decoder *d, uint32_t dw0)
+{
+	if (d->graphics_ver >= 12)
+		return true;
+	if (d->graphics_ver == 8)
+		return dw0 & (1u << 25);
+	return d->graphics_ver > 8 && (dw0 & (1u << 16));
+}
+
+/* The context of report @r (PK_OA_CTX_INVALID: none). Inline: the segment loop asks every report. */
+static inline uint32_t oa_report_ctx(const struct pk_oa_decoder *d, const uint8_t *r)
+{
+	uint32_t dw0, dw2;
+
+	memcpy(&dw0, r, 4);
+	memcpy(&dw2, r + 8, 4);
+	return oa_report_ctx_valid(d, dw0) ? dw2 : PK_OA_CTX_INVALID;
+}
+
+/* The pairs of reports[first..last] summed into @deltas (recording_read.c). */
+void oa_accumulate_range(const struct pk_oa_decoder *dec, const uint8_t *const *reports,
+			 size_t first, size_t last, uint64_t *deltas);
+
+/*
+ * Segments (segments.c): built from reports[0..n) with @dec, all CPU times
+ * 0 (timeline.c sets them), the last report's lone context included (the
+ * caller drops it). 0 or -ENOMEM.
+ */
+int oa_segments_build(const struct pk_oa_decoder *dec, const uint8_t *const *reports, size_t n,
+		      struct pk_oa_segment **segs, size_t *n_segs);
+
+/*
+ * The same, built while a recording is read: a worker thread builds blocks
+ * of reports as the reader publishes them. @reports must hold room for
+ * @max_reports pointers from the start (it is never moved); @expected: the
+ * reports the reader expects, to decide whether a second thread pays.
+ * NULL: not started (one CPU, few reports, no memory or no thread); the
+ * caller builds the segments once the recording is read.
+ */
+struct oa_segments;
+struct oa_segments *oa_segments_follow(const struct pk_oa_decoder *dec,
+				       const uint8_t *const *reports, size_t expected,
+				       size_t max_reports);
+/* reports[0..n_ready) are indexed (n_ready <= max_reports). */
+void oa_segments_publish(struct oa_segments *job, size_t n_ready);
+/* The recording has @n reports: build what is left, join, and free the job. 0 or -ENOMEM. */
+int oa_segments_finish(struct oa_segments *job, size_t n, struct pk_oa_segment **segs,
+		       size_t *n_segs);
+/* Stop the worker and free the job (NULL: nothing). */
+void oa_segments_cancel(struct oa_segments *job);
+
+/* What a reader asked to follow gets: the job, or NULL when none runs. */
+struct oa_follow {
+	struct oa_segments *job;
+	size_t stride;            /* the report size the job decodes */
+};
+
+/* Read @path (a bare stream when @sd) as pk_oa_recording_read_file, building segments on the way. */
+int oa_recording_read_file_following(const char *path, const struct pk_oa_stream_device *sd,
+				     struct pk_oa_recording **out, struct oa_follow *fw,
+				     struct pk_diag *diag);
 
 #endif

@@ -6,6 +6,10 @@
  * order is free and the last DEVICE_INFO / TOPOLOGY wins, so the report size
  * is known only at the end, when the shortest SAMPLE is checked against it).
  * The same reader takes a bare kernel stream, whose device the caller gives.
+ * Asked to (oa_recording_read_file_following), it starts a segment builder
+ * at the first SAMPLE when the device is known by then, and publishes the
+ * reports to it as it indexes them (segments.c); a later DEVICE_INFO or a
+ * short SAMPLE stops the builder, and the timeline is built at the end.
  *
  * VERSION payload:     0 u32 version (1), 4 u32 pad
  * DEVICE_INFO payload (336 bytes, ../shared/reference/gpu.md 1.3):
@@ -112,6 +116,46 @@ static int add_mark(struct pk_oa_recording *rec, size_t *cap, size_t before, uin
 	return 0;
 }
 
+/* The platform and decoder of device @di. 0, or -ENOTSUP (-EINVAL: the OA format). */
+static int decoder_of(const struct pk_oa_device_info *di, const struct pk_oa_platform **platform,
+		      struct pk_oa_decoder *dec)
+{
+	*platform = pk_oa_platform_by_pci_id(di->device_id);
+	if (!*platform)
+		return -ENOTSUP;
+	return pk_oa_decoder_for_platform(dec, *platform, (int)di->oa_format) ? -EINVAL : 0;
+}
+
+/* Reports indexed between two publications to the segment builder. */
+#define PUBLISH_EVERY 4096
+
+/*
+ * At the first SAMPLE (@left bytes after it, records of @size bytes): start
+ * building segments alongside when the device @di is known. The report
+ * index then gets room for every SAMPLE the rest could hold (16 bytes at
+ * least each), so that it never moves while the builder reads it. Without
+ * a device or a builder (or memory for the index), nothing happens.
+ */
+static void follow(struct pk_oa_recording *rec, const struct pk_oa_device_info *di, size_t left,
+		   unsigned size, size_t *reports_cap, struct oa_follow *fw)
+{
+	const struct pk_oa_platform *platform;
+	struct pk_oa_decoder dec;
+	size_t max = 1 + left / 16;
+
+	if (!di || decoder_of(di, &platform, &dec) || max > SIZE_MAX / sizeof(*rec->reports) ||
+	    !(rec->reports = malloc(max * sizeof(*rec->reports))))
+		return;
+	*reports_cap = max;
+	fw->stride = dec.fmt->report_size;
+	fw->job = oa_segments_follow(&dec, rec->reports, 1 + left / size, max);
+	if (!fw->job) {
+		free(rec->reports);
+		rec->reports = NULL;
+		*reports_cap = 0;
+	}
+}
+
 /*
  * One pass over the records: framing, VERSION, the last DEVICE_INFO and
  * TOPOLOGY, the reports (pointers into the buffer: they are not copied),
@@ -120,7 +164,7 @@ static int add_mark(struct pk_oa_recording *rec, size_t *cap, size_t before, uin
  */
 static int scan(struct pk_oa_recording *rec, const uint8_t *data, size_t len,
 		const struct pk_oa_stream_device *sd, uint64_t *devinfo_off, struct scan_state *st,
-		struct pk_diag *diag)
+		struct oa_follow *fw, struct pk_diag *diag)
 {
 	struct pk_oa_record_iter it;
 	struct pk_oa_record r;
@@ -143,6 +187,11 @@ static int scan(struct pk_oa_recording *rec, const uint8_t *data, size_t len,
 						       rec->version);
 			break;
 		case PK_OA_RECORD_DEVICE_INFO:
+			if (fw && fw->job) {
+				/* the decoder may change: the segments wait for the end */
+				oa_segments_cancel(fw->job);
+				fw->job = NULL;
+			}
 			parse_device_info(r.payload, &rec->dev);
 			*devinfo_off = r.offset;
 			have_dev = true;
@@ -162,6 +211,9 @@ static int scan(struct pk_oa_recording *rec, const uint8_t *data, size_t len,
 			rec->n_corr++;
 			break;
 		case PK_OA_RECORD_SAMPLE:
+			if (fw && !rec->n_reports)
+				follow(rec, sd ? &sd->info : have_dev ? &rec->dev : NULL,
+				       len - it.pos, r.size, &reports_cap, fw);
 			/* room for the rest of the file in samples of this size, at once */
 			if (rec->n_reports == reports_cap &&
 			    pk_array_grow((void **)&rec->reports, &reports_cap,
@@ -169,6 +221,16 @@ static int scan(struct pk_oa_recording *rec, const uint8_t *data, size_t len,
 					  sizeof(*rec->reports), 1024))
 				return -ENOMEM;
 			rec->reports[rec->n_reports++] = r.payload;
+			if (fw && fw->job) {
+				if (r.payload_len < fw->stride) {
+					/* too short (an error at the end): the builder
+					 * is given only reports of full size */
+					oa_segments_cancel(fw->job);
+					fw->job = NULL;
+				} else if (!(rec->n_reports % PUBLISH_EVERY)) {
+					oa_segments_publish(fw->job, rec->n_reports);
+				}
+			}
 			if (!st->n_samples++ || r.payload_len < st->min_len) {
 				st->min_len = r.payload_len;
 				st->min_off = r.offset;
@@ -208,12 +270,12 @@ static int scan(struct pk_oa_recording *rec, const uint8_t *data, size_t len,
 static int setup_device(struct pk_oa_recording *rec, uint64_t off, struct pk_diag *diag)
 {
 	const struct pk_oa_device_info *di = &rec->dev;
+	int err = decoder_of(di, &rec->platform, &rec->dec);
 
-	rec->platform = pk_oa_platform_by_pci_id(di->device_id);
-	if (!rec->platform)
+	if (err == -ENOTSUP)
 		return pk_diag_fail_at(diag, -ENOTSUP, off,
 				       "recording made on an unsupported device (0x%x)", di->device_id);
-	if (pk_oa_decoder_for_platform(&rec->dec, rec->platform, (int)di->oa_format))
+	if (err)
 		return pk_diag_fail_at(diag, -ENOTSUP, off, "unsupported oa format %u", di->oa_format);
 	rec->timestamp_frequency = di->timestamp_frequency ? di->timestamp_frequency :
 				   rec->platform->timestamp_frequency;
@@ -233,7 +295,7 @@ static int setup_device(struct pk_oa_recording *rec, uint64_t off, struct pk_dia
  */
 static int read_owned(void *buf, size_t len, bool mapped, const char *name,
 		      const struct pk_oa_stream_device *sd, struct pk_oa_recording **out,
-		      struct pk_diag *diag)
+		      struct oa_follow *fw, struct pk_diag *diag)
 {
 	struct pk_oa_recording *rec = calloc(1, sizeof(*rec));
 	const uint8_t *data = buf;
@@ -252,7 +314,7 @@ static int read_owned(void *buf, size_t len, bool mapped, const char *name,
 	rec->buf = buf;
 	rec->buf_len = len;
 	rec->buf_mapped = mapped;
-	err = scan(rec, data, len, sd, &devinfo_off, &st, diag);
+	err = scan(rec, data, len, sd, &devinfo_off, &st, fw, diag);
 	if (!err)
 		err = setup_device(rec, devinfo_off, diag);
 	if (!err)
@@ -262,6 +324,10 @@ static int read_owned(void *buf, size_t len, bool mapped, const char *name,
 				 "sample record too short for a %s report (size %u, expected %zu)",
 				 rec->dec.fmt->name, st.min_size, rec->stride + 8);
 	if (err) {
+		if (fw) {
+			oa_segments_cancel(fw->job);     /* before the reports go */
+			fw->job = NULL;
+		}
 		if (err == -ENOMEM)
 			pk_diag_fail(diag, err, "out of memory");
 		pk_diag_subject(diag, name);
@@ -285,11 +351,12 @@ static int read_mem(const void *data, size_t len, const char *name,
 	}
 	if (len)
 		memcpy(copy, data, len);
-	return read_owned(copy, len, false, name, sd, out, diag);
+	return read_owned(copy, len, false, name, sd, out, NULL, diag);
 }
 
-static int read_file(const char *path, const struct pk_oa_stream_device *sd,
-		     struct pk_oa_recording **out, struct pk_diag *diag)
+int oa_recording_read_file_following(const char *path, const struct pk_oa_stream_device *sd,
+				     struct pk_oa_recording **out, struct oa_follow *fw,
+				     struct pk_diag *diag)
 {
 	struct stat st;
 	void *map = NULL;
@@ -314,8 +381,8 @@ static int read_file(const char *path, const struct pk_oa_stream_device *sd,
 	}
 	close(fd);
 	if (!map)
-		return read_owned(NULL, 0, false, path, sd, out, diag);
-	return read_owned(map, (size_t)st.st_size, true, path, sd, out, diag);
+		return read_owned(NULL, 0, false, path, sd, out, fw, diag);
+	return read_owned(map, (size_t)st.st_size, true, path, sd, out, fw, diag);
 fail:
 	if (fd >= 0)
 		close(fd);
@@ -333,7 +400,7 @@ int pk_oa_recording_read_mem(const void *data, size_t len, const char *name,
 int pk_oa_recording_read_file(const char *path, struct pk_oa_recording **out,
 			      struct pk_diag *diag)
 {
-	return read_file(path, NULL, out, diag);
+	return oa_recording_read_file_following(path, NULL, out, NULL, diag);
 }
 
 int pk_oa_stream_read_mem(const void *data, size_t len, const char *name,
@@ -346,7 +413,7 @@ int pk_oa_stream_read_mem(const void *data, size_t len, const char *name,
 int pk_oa_stream_read_file(const char *path, const struct pk_oa_stream_device *dev,
 			   struct pk_oa_recording **out, struct pk_diag *diag)
 {
-	return read_file(path, dev, out, diag);
+	return oa_recording_read_file_following(path, dev, out, NULL, diag);
 }
 
 bool pk_oa_recording_is_stream(const struct pk_oa_recording *rec) { return rec->is_stream; }
@@ -405,27 +472,32 @@ const uint8_t *pk_oa_recording_report(const struct pk_oa_recording *rec, size_t 
 	return i < rec->n_reports ? rec->reports[i] : NULL;
 }
 
-void pk_oa_recording_accumulate(const struct pk_oa_recording *rec, size_t first, size_t last,
-				uint64_t *deltas)
+void oa_accumulate_range(const struct pk_oa_decoder *dec, const uint8_t *const *reports,
+			 size_t first, size_t last, uint64_t *deltas)
 {
 	size_t i = first;
 
-	if (last >= rec->n_reports)
-		return;
 	/* runs of reports evenly spaced in the file go through the fast run loop */
 	while (i < last) {
-		ptrdiff_t step = rec->reports[i + 1] - rec->reports[i];
+		ptrdiff_t step = reports[i + 1] - reports[i];
 		size_t j = i + 1;
 
-		while (j < last && rec->reports[j + 1] - rec->reports[j] == step)
+		while (j < last && reports[j + 1] - reports[j] == step)
 			j++;
 		if (step > 0)
-			pk_oa_accumulate_run(&rec->dec, rec->reports[i], (size_t)step, j - i + 1, deltas);
+			pk_oa_accumulate_run(dec, reports[i], (size_t)step, j - i + 1, deltas);
 		else
 			for (size_t k = i; k < j; k++)
-				pk_oa_accumulate(&rec->dec, rec->reports[k], rec->reports[k + 1], deltas);
+				pk_oa_accumulate(dec, reports[k], reports[k + 1], deltas);
 		i = j;
 	}
+}
+
+void pk_oa_recording_accumulate(const struct pk_oa_recording *rec, size_t first, size_t last,
+				uint64_t *deltas)
+{
+	if (last < rec->n_reports)
+		oa_accumulate_range(&rec->dec, rec->reports, first, last, deltas);
 }
 
 const struct pk_oa_correlation *pk_oa_recording_correlations(const struct pk_oa_recording *rec,

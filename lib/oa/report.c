@@ -34,6 +34,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <perfkit/oa.h>
+#include "recording_int.h"
 
 /* Where accumulator entry i comes from: dword, and the byte of bits 32-39 (0: none). */
 struct slot {
@@ -176,23 +177,15 @@ void pk_oa_report_header(const struct pk_oa_decoder *d, const void *report,
 {
 	const uint8_t *r = report;
 	uint32_t dw0 = dw(r, 0), bits;
-	bool valid;
 
 	if (d->graphics_ver < 8) {
 		out->reason = PK_OA_REASON_TIMER;
-		valid = false;
 	} else {
 		bits = (dw0 >> 19) & d->reason_mask;
 		out->reason = bits & -bits;
-		if (d->graphics_ver >= 12)
-			valid = true;
-		else if (d->graphics_ver == 8)
-			valid = dw0 & (1u << 25);
-		else
-			valid = dw0 & (1u << 16);
 	}
-	out->ctx_valid = valid;
-	out->ctx_id = valid ? dw(r, 2) : PK_OA_CTX_INVALID;
+	out->ctx_valid = oa_report_ctx_valid(d, dw0);
+	out->ctx_id = out->ctx_valid ? dw(r, 2) : PK_OA_CTX_INVALID;
 	out->raw_timestamp = dw(r, 1);
 	out->timestamp = out->raw_timestamp >> d->ts_shift;
 }

@@ -8,8 +8,8 @@
  * segment's first (the last one to the last report), summed over
  * consecutive pairs so that counters wrapping between distant reports stay
  * exact; a context starting at the last report has no pair, so no segment.
- * Being sums over pairs, they can be built over two halves of a long
- * recording on two threads and joined where the halves meet.
+ * Being sums over pairs, they are built in blocks, on two threads for long
+ * recordings, even while the recording is read (segments.c).
  *
  * CPU time: reports carry 32 bits of timestamp (31 usable on DG2/MTL:
  * ts_mask), correlation points the full 36-bit register. Correlation points
@@ -22,10 +22,8 @@
  * last (where IGT asserts). One point: the slope is the timestamp frequency.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <perfkit/oa.h>
 #include "recording_int.h"
 
@@ -150,164 +148,18 @@ void pk_oa_timeline_release(struct pk_oa_timeline *tl)
 	memset(tl, 0, sizeof(*tl));
 }
 
-/* Reports accumulated at a time while a segment is open (in the cache after their headers). */
-#define ACCUMULATE_CHUNK 256
-/* How many reports ahead of the header being read its lines are fetched. */
-#define PREFETCH_AHEAD 8
-/* Recordings from this many reports on are split in two halves, one per thread. */
-#define SPLIT_MIN_REPORTS 65536
-
 /*
- * The segments over reports [lo, hi]: each pair (i, i + 1), lo <= i < hi,
- * goes to the segment of report i. @final: hi is the recording's last report.
+ * The timeline of @rec from its segments (@job: built while it was read;
+ * NULL: built now): the summary, the segments' CPU times, and the lone
+ * last report's segment dropped.
  */
-struct span {
-	const struct pk_oa_recording *rec;
-	size_t lo, hi;
-	bool final;
-	struct pk_oa_segment *segs;
-	size_t n, cap;
-	int err;
-};
-
-/* Open a segment of context @ctx at report @first: appended, its deltas zero. */
-static int open_segment(struct span *sp, uint32_t ctx, size_t first)
-{
-	struct pk_oa_segment *seg;
-
-	if (pk_array_grow((void **)&sp->segs, &sp->cap, sp->n + 1, sizeof(*sp->segs), 8))
-		return -ENOMEM;
-	seg = &sp->segs[sp->n++];
-	memset(seg, 0, sizeof(*seg));
-	seg->ctx_id = ctx;
-	seg->first = first;
-	return 0;
-}
-
-/*
- * Close the open segment at report @end (@last: the final report, which then
- * counts as one of its reports): the deltas from @done (accumulated up to
- * there already) to @end, and its times.
- */
-static void close_segment(struct span *sp, size_t done, size_t end, bool last)
-{
-	const struct pk_oa_recording *rec = sp->rec;
-	struct pk_oa_segment *seg = &sp->segs[sp->n - 1];
-	struct pk_oa_report h;
-
-	seg->end = end;
-	seg->n_reports = end - seg->first + (last ? 1 : 0);
-	pk_oa_recording_accumulate(rec, done, end, seg->deltas);
-	pk_oa_report_header(&rec->dec, pk_oa_recording_report(rec, seg->first), &h);
-	seg->gpu_ts_start = h.timestamp;
-	pk_oa_report_header(&rec->dec, pk_oa_recording_report(rec, end), &h);
-	seg->gpu_ts_end = h.timestamp;
-	seg->cpu_ns_start = pk_oa_recording_cpu_time(rec, seg->gpu_ts_start);
-	seg->cpu_ns_end = pk_oa_recording_cpu_time(rec, seg->gpu_ts_end);
-}
-
-/*
- * One pass over the span: the open segment's counters are accumulated every
- * ACCUMULATE_CHUNK reports and when it closes, while the reports whose
- * headers were just read are still in the cache.
- */
-static void *build_span(void *arg)
-{
-	struct span *sp = arg;
-	const struct pk_oa_recording *rec = sp->rec;
-	struct pk_oa_report h;
-	size_t done = sp->lo;
-
-	pk_oa_report_header(&rec->dec, rec->reports[sp->lo], &h);
-	if ((sp->err = open_segment(sp, h.ctx_id, sp->lo)))
-		return NULL;
-	for (size_t i = sp->lo + 1; i <= sp->hi; i++) {
-		uint32_t cur = sp->segs[sp->n - 1].ctx_id;
-
-		if (i + PREFETCH_AHEAD <= sp->hi)
-			for (size_t b = 0; b < rec->stride; b += 64)
-				__builtin_prefetch(rec->reports[i + PREFETCH_AHEAD] + b);
-		pk_oa_report_header(&rec->dec, rec->reports[i], &h);
-		if (h.ctx_id == cur) {
-			if (i - done >= ACCUMULATE_CHUNK) {
-				pk_oa_recording_accumulate(rec, done, i, sp->segs[sp->n - 1].deltas);
-				done = i;
-			}
-			continue;
-		}
-		close_segment(sp, done, i, false);
-		done = i;
-		if ((sp->err = open_segment(sp, h.ctx_id, i)))
-			return NULL;
-	}
-	close_segment(sp, done, sp->hi, sp->final);
-	return NULL;
-}
-
-/*
- * Join span @b onto @a, which ends at @b's first report. That report is in
- * both: @a's last segment holds it as its end (empty when a new context
- * starts there) and @b's first as its start, so the two are one segment of
- * one context. Its sums add (they are sums over report pairs); its end and
- * report count follow from @b's.
- */
-static int join_spans(struct span *a, struct span *b)
-{
-	struct pk_oa_segment *tail = &a->segs[a->n - 1];
-	const struct pk_oa_segment *head = &b->segs[0];
-
-	for (size_t k = 0; k < PK_OA_MAX_VALUES; k++)
-		tail->deltas[k] += head->deltas[k];
-	tail->end = head->end;
-	tail->n_reports += head->n_reports;
-	tail->gpu_ts_end = head->gpu_ts_end;
-	tail->cpu_ns_end = head->cpu_ns_end;
-	if (pk_array_grow((void **)&a->segs, &a->cap, a->n + b->n - 1, sizeof(*a->segs), 8))
-		return -ENOMEM;
-	memcpy(a->segs + a->n, b->segs + 1, (b->n - 1) * sizeof(*b->segs));
-	a->n += b->n - 1;
-	return 0;
-}
-
-/*
- * The segments of every report: in two halves on two threads for long
- * recordings on machines with two CPUs or more (memory is read faster by
- * two cores), else in one pass. The result is the same either way.
- */
-static int build_segments(const struct pk_oa_recording *rec, size_t n, struct span *all)
-{
-	struct span second;
-	pthread_t thread;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t mid = n / 2;
-	int err;
-
-	*all = (struct span){ .rec = rec, .lo = 0, .hi = n - 1, .final = true };
-	if (n < SPLIT_MIN_REPORTS || cpus < 2) {
-		build_span(all);
-		return all->err;
-	}
-	all->hi = mid;
-	all->final = false;
-	second = (struct span){ .rec = rec, .lo = mid, .hi = n - 1, .final = true };
-	if (pthread_create(&thread, NULL, build_span, &second) != 0) {
-		build_span(&second);
-	} else {
-		build_span(all);
-		pthread_join(thread, NULL);
-	}
-	err = all->err ? all->err : second.err ? second.err : join_spans(all, &second);
-	free(second.segs);
-	return err;
-}
-
-int pk_oa_timeline_build(const struct pk_oa_recording *rec, struct pk_oa_timeline *tl,
-			 struct pk_diag *diag)
+static int fill(const struct pk_oa_recording *rec, struct oa_segments *job,
+		struct pk_oa_timeline *tl, struct pk_diag *diag)
 {
 	const struct pk_oa_decoder *d = &rec->dec;
 	struct pk_oa_report h;
-	struct span all;
 	size_t n = rec->n_reports;
+	int err;
 
 	memset(tl, 0, sizeof(*tl));
 	tl->n_reports = n;
@@ -319,22 +171,52 @@ int pk_oa_timeline_build(const struct pk_oa_recording *rec, struct pk_oa_timelin
 		tl->corr_cpu_last = rec->corr[rec->n_corr - 1].cpu_ns;
 		tl->corr_gpu_last = rec->corr[rec->n_corr - 1].gpu_ts;
 	}
-	if (!n)
+	if (!n) {
+		oa_segments_cancel(job);
 		return 0;
+	}
 	pk_oa_report_header(d, pk_oa_recording_report(rec, 0), &h);
 	tl->ts_first = h.timestamp;
 	tl->raw_ts_first = h.raw_timestamp;
 	pk_oa_report_header(d, pk_oa_recording_report(rec, n - 1), &h);
 	tl->ts_last = h.timestamp;
 	tl->raw_ts_last = h.raw_timestamp;
-	if (build_segments(rec, n, &all)) {
-		free(all.segs);
+	err = job ? oa_segments_finish(job, n, &tl->segments, &tl->n_segments)
+		  : oa_segments_build(d, rec->reports, n, &tl->segments, &tl->n_segments);
+	if (err)
 		return pk_diag_fail(diag, -ENOMEM, "out of memory");
-	}
 	/* a context whose only report is the last one holds no pair: no segment */
-	if (all.n && all.segs[all.n - 1].first == n - 1)
-		all.n--;
-	tl->segments = all.segs;
-	tl->n_segments = all.n;
+	if (tl->n_segments && tl->segments[tl->n_segments - 1].first == n - 1)
+		tl->n_segments--;
+	for (size_t i = 0; i < tl->n_segments; i++) {
+		struct pk_oa_segment *seg = &tl->segments[i];
+
+		seg->cpu_ns_start = pk_oa_recording_cpu_time(rec, seg->gpu_ts_start);
+		seg->cpu_ns_end = pk_oa_recording_cpu_time(rec, seg->gpu_ts_end);
+	}
 	return 0;
+}
+
+int pk_oa_timeline_build(const struct pk_oa_recording *rec, struct pk_oa_timeline *tl,
+			 struct pk_diag *diag)
+{
+	return fill(rec, NULL, tl, diag);
+}
+
+int pk_oa_timeline_read_file(const char *path, const struct pk_oa_stream_device *sd,
+			     struct pk_oa_recording **out, struct pk_oa_timeline *tl,
+			     struct pk_diag *diag)
+{
+	struct oa_follow fw = { 0 };
+	int err;
+
+	memset(tl, 0, sizeof(*tl));
+	if ((err = oa_recording_read_file_following(path, sd, out, &fw, diag)))
+		return err;
+	if ((err = fill(*out, fw.job, tl, diag))) {
+		pk_diag_subject(diag, path);
+		pk_oa_recording_free(*out);
+		*out = NULL;
+	}
+	return err;
 }

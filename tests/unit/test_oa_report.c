@@ -262,12 +262,14 @@ static char *slurp(const char *path)
 static int summarize(const char *path, const char *counters, struct pk_oa_recording **rec,
 		     struct pk_oa_summary *s, struct pk_diag *d)
 {
-	PK_OA_SUMMARY_OPTS(o, .metrics_dir = xml_dir, .counters = counters);
+	struct pk_oa_timeline tl;
+	PK_OA_SUMMARY_OPTS(o, .metrics_dir = xml_dir, .counters = counters, .timeline = &tl);
 	int err;
 
 	pk_diag_init(d);
 	*rec = NULL;
-	if ((err = pk_oa_recording_read_file(path, rec, d)))
+	/* as `perfkit oa report`: the timeline built while the file is read */
+	if ((err = pk_oa_timeline_read_file(path, NULL, rec, &tl, d)))
 		return err;
 	pk_diag_subject(d, path);
 	if ((err = pk_oa_summary_init(s, *rec, &o, d))) {
@@ -692,18 +694,18 @@ static void check_reader(void)
 		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12500000, 0x310000000ull, (1ull << 40) - 30000000,
 		  0xff000000u, 600, 0, 0, 0, 1500 },
 		/*
-		 * 70,000 reports: built in two halves of 35,000 on two threads
-		 * where there are two CPUs, joined at report 35,000; there a
-		 * context starts (every 7,000), or a segment goes on (every
-		 * 6,000), or the one segment of a single context goes on
+		 * 70,000 reports: built in blocks of 8,192 on two threads where
+		 * there are two CPUs, while the file is read, joined where blocks
+		 * meet; there a context starts (every 8,192), or segments go on
+		 * (every 6,000), or the one segment of a single context goes on
 		 */
-		{ "bdw_renderbasic_halves_at_change", "bdw_renderbasic", "oa-bdw.xml", "RenderBasic", 0x1616, 8,
+		{ "bdw_renderbasic_blocks_at_change", "bdw_renderbasic", "oa-bdw.xml", "RenderBasic", 0x1616, 8,
 		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12500000, 0x310000000ull, (1ull << 40) - 30000000,
-		  0xff000000u, 7000, 0, 0, 0, 70000 },
-		{ "bdw_renderbasic_halves_in_segment", "bdw_renderbasic", "oa-bdw.xml", "RenderBasic", 0x1616, 8,
+		  0xff000000u, 8192, 0, 0, 0, 70000 },
+		{ "bdw_renderbasic_blocks_in_segment", "bdw_renderbasic", "oa-bdw.xml", "RenderBasic", 0x1616, 8,
 		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12500000, 0x310000000ull, (1ull << 40) - 30000000,
 		  0xff000000u, 6000, 0, 0, 0, 70000 },
-		{ "bdw_testoa_halves_one_context", "bdw_renderbasic", "oa-bdw.xml", "TestOa", 0x1616, 8,
+		{ "bdw_testoa_blocks_one_context", "bdw_renderbasic", "oa-bdw.xml", "TestOa", 0x1616, 8,
 		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12500000, 0x310000000ull, 1ull << 32, 7, 0, 0, 0, 0, 70000 },
 		/* the last report starts a context of its own: no segment (as the reader) */
 		{ "bdw_renderbasic_lone_last_report", "bdw_renderbasic", "oa-bdw.xml", "RenderBasic", 0x1616, 8,

@@ -1,0 +1,312 @@
+/*
+ * Segments built while a recording is read (pk_oa_timeline_read_file; the
+ * blocks of lib/oa/segments.c, a worker following the reader) against a
+ * reference built here one report at a time from the public decoding calls,
+ * and against reading first and building after (pk_oa_timeline_build).
+ * Recordings of 65,537 reports and more, so that a second thread follows:
+ * contexts changing at every report, exactly where blocks meet, inside
+ * blocks, never; loss records and invalid contexts; a bare kernel stream.
+ * Then the reads that must stop the follower: a DEVICE_INFO after the
+ * first report (here one that changes the decoder: a follower that went on
+ * would give other contexts), a short SAMPLE and a truncated file, which
+ * must fail with the plain reader's error.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <perfkit/oa.h>
+#include "oa/recording_int.h"
+#include "../tap.h"
+#include "oa_gen.h"
+
+static char tmpdir[] = "/tmp/pk-oa-follow-XXXXXX";
+static bool two_cpus;
+
+/* Broadwell GT2: one slice, three subslices of eight EUs. */
+static const struct pk_oa_topology bdw_topo = {
+	.max_slices = 1, .max_subslices = 3, .max_eus_per_subslice = 8,
+	.subslice_offset = 1, .subslice_stride = 1, .eu_offset = 2, .eu_stride = 1,
+	.data_len = 5, .data = { 0x1, 0x7, 0xff, 0xff, 0xff },
+};
+
+static struct oa_gen bdw(size_t n, unsigned ctx_every)
+{
+	return (struct oa_gen){
+		.pci_id = 0x1616, .format = PK_OA_FORMAT_A32u40_A4u32_B8_C8, .graphics_ver = 8,
+		.ts_freq = 12500000, .set = "RenderBasic", .uuid = "b541bd57-0e0f-4154-b4c0-5858010a2bf7",
+		.topo = &bdw_topo, .n_reports = n, .period = 1000, .ts0 = 0x310000000ull,
+		.a40_start = (1ull << 40) - 50000000, .u32_start = 0xff000000u, .ctx_every = ctx_every,
+		.corr_every = 10000, .seed = 7,
+	};
+}
+
+static bool write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "w");
+	bool good = f && fwrite(data, 1, len, f) == len;
+
+	return (f && fclose(f) == 0) && good;
+}
+
+/* The segments of @rec one report at a time: the rules of pk_oa_timeline_build, serially. */
+static size_t reference(const struct pk_oa_recording *rec, struct pk_oa_segment **out)
+{
+	const struct pk_oa_decoder *dec = pk_oa_recording_decoder(rec);
+	size_t n = pk_oa_recording_n_reports(rec), ns = 0;
+	struct pk_oa_segment *s = calloc(n ? n : 1, sizeof(*s));
+	struct pk_oa_report h;
+
+	for (size_t i = 0; i < n; i++) {
+		pk_oa_report_header(dec, pk_oa_recording_report(rec, i), &h);
+		if (i && h.ctx_id == s[ns - 1].ctx_id)
+			continue;
+		s[ns].ctx_id = h.ctx_id;
+		s[ns].first = i;
+		s[ns].gpu_ts_start = h.timestamp;
+		ns++;
+	}
+	for (size_t k = 0; k < ns; k++) {
+		bool last = k + 1 == ns;
+
+		s[k].end = last ? n - 1 : s[k + 1].first;
+		s[k].n_reports = s[k].end - s[k].first + (last ? 1 : 0);
+		pk_oa_recording_accumulate(rec, s[k].first, s[k].end, s[k].deltas);
+		pk_oa_report_header(dec, pk_oa_recording_report(rec, s[k].end), &h);
+		s[k].gpu_ts_end = h.timestamp;
+		s[k].cpu_ns_start = pk_oa_recording_cpu_time(rec, s[k].gpu_ts_start);
+		s[k].cpu_ns_end = pk_oa_recording_cpu_time(rec, s[k].gpu_ts_end);
+	}
+	if (ns && s[ns - 1].first == n - 1)
+		ns--;         /* the last report alone: no pair, no segment */
+	*out = s;
+	return ns;
+}
+
+static bool same_segment(const struct pk_oa_segment *a, const struct pk_oa_segment *b)
+{
+	return a->ctx_id == b->ctx_id && a->first == b->first && a->end == b->end &&
+	       a->n_reports == b->n_reports && a->gpu_ts_start == b->gpu_ts_start &&
+	       a->gpu_ts_end == b->gpu_ts_end && a->cpu_ns_start == b->cpu_ns_start &&
+	       a->cpu_ns_end == b->cpu_ns_end &&
+	       memcmp(a->deltas, b->deltas, sizeof(a->deltas)) == 0;
+}
+
+/* Check @tl against the reference segments of @rec. */
+static void check_timeline(const char *what, const char *how, const struct pk_oa_recording *rec,
+			   const struct pk_oa_timeline *tl)
+{
+	struct pk_oa_segment *ref;
+	size_t n = reference(rec, &ref), bad = 0, first_bad = 0;
+
+	for (size_t i = 0; i < n && i < tl->n_segments; i++)
+		if (!same_segment(&tl->segments[i], &ref[i]) && !bad++)
+			first_bad = i;
+	ok(tl->n_segments == n && bad == 0,
+	   "%s, %s: %zu segments as the reference's %zu, %zu differ (first: %zu)", what, how,
+	   tl->n_segments, n, bad, first_bad);
+	free(ref);
+}
+
+/* Read @path both ways and check both timelines; @follows: a worker must follow the reader. */
+static void check_file(const char *what, const char *path, const struct pk_oa_stream_device *sd,
+		       bool follows)
+{
+	struct pk_oa_recording *rec = NULL;
+	struct pk_oa_timeline tl;
+	struct oa_follow fw = { 0 };
+	struct pk_diag d;
+
+	pk_diag_init(&d);
+	if (ok(oa_recording_read_file_following(path, sd, &rec, &fw, &d) == 0,
+	       "%s: read while following: %s", what, d.msg)) {
+		if (two_cpus)
+			ok((fw.job != NULL) == follows, "%s: a worker %s the reader", what,
+			   follows ? "follows" : "was stopped or never started for");
+		oa_segments_cancel(fw.job);     /* stopping a worker that may still be building */
+		pk_oa_recording_free(rec);
+	}
+	pk_diag_init(&d);
+	if (ok(pk_oa_timeline_read_file(path, sd, &rec, &tl, &d) == 0,
+	       "%s: pk_oa_timeline_read_file: %s", what, d.msg)) {
+		check_timeline(what, "built while read", rec, &tl);
+		pk_oa_timeline_release(&tl);
+		pk_oa_recording_free(rec);
+	}
+	pk_diag_init(&d);
+	if (ok((sd ? pk_oa_stream_read_file(path, sd, &rec, &d)
+		   : pk_oa_recording_read_file(path, &rec, &d)) == 0 &&
+	       pk_oa_timeline_build(rec, &tl, &d) == 0, "%s: read, then built: %s", what, d.msg)) {
+		check_timeline(what, "built after", rec, &tl);
+		pk_oa_timeline_release(&tl);
+		pk_oa_recording_free(rec);
+	}
+}
+
+static void check_generated(const char *what, const struct oa_gen *g)
+{
+	char path[256];
+	struct pk_buf b;
+
+	pk_buf_init(&b);
+	snprintf(path, sizeof(path), "%s/rec.i915perf", tmpdir);
+	if (ok(oa_gen_write(g, &b) == 0 && write_file(path, b.data, b.len), "%s: written", what))
+		check_file(what, path, NULL, true);
+	pk_buf_release(&b);
+}
+
+/* The offset of the record after SAMPLE number @k (0-based) in @b. */
+static size_t after_sample(const struct pk_buf *b, size_t k)
+{
+	struct pk_oa_record_iter it;
+	struct pk_oa_record r;
+	size_t seen = 0;
+
+	pk_oa_record_iter_init(&it, b->data, b->len);
+	while (pk_oa_record_next(&it, &r, NULL) > 0)
+		if (r.type == PK_OA_RECORD_SAMPLE && seen++ == k)
+			return it.pos;
+	return b->len;
+}
+
+/* @b with @len bytes of @ins put at @at, @cut bytes removed there first, written to @path. */
+static bool write_spliced(const char *path, const struct pk_buf *b, size_t at, size_t cut,
+			  const void *ins, size_t len)
+{
+	uint8_t *p = malloc(b->len - cut + len);
+	bool good;
+
+	memcpy(p, b->data, at);
+	memcpy(p + at, ins, len);
+	memcpy(p + at + len, b->data + at + cut, b->len - at - cut);
+	good = write_file(path, p, b->len - cut + len);
+	free(p);
+	return good;
+}
+
+/* Both readers fail on @path with the same error; @want: part of the message. */
+static void check_same_error(const char *what, const char *path, const char *want)
+{
+	struct pk_oa_recording *rec = NULL;
+	struct pk_oa_timeline tl;
+	struct pk_diag plain, followed;
+	int e1, e2;
+
+	pk_diag_init(&plain);
+	pk_diag_init(&followed);
+	e1 = pk_oa_recording_read_file(path, &rec, &plain);
+	pk_oa_recording_free(rec);
+	rec = NULL;
+	e2 = pk_oa_timeline_read_file(path, NULL, &rec, &tl, &followed);
+	ok(e1 < 0 && e1 == e2 && rec == NULL, "%s: both fail (%d, %d)", what, e1, e2);
+	ok(strstr(plain.msg, want) != NULL, "%s: the error says '%s': %s", what, want, plain.msg);
+	ok(strcmp(plain.msg, followed.msg) == 0 && plain.offset == followed.offset &&
+	   strcmp(plain.subject, followed.subject) == 0,
+	   "%s: the same message and offset (%s at %llu; %s at %llu)", what, plain.msg,
+	   (unsigned long long)plain.offset, followed.msg, (unsigned long long)followed.offset);
+}
+
+static void check_stops(void)
+{
+	struct oa_gen g = bdw(70000, 3000);
+	char path[256];
+	struct pk_buf b;
+	struct pk_oa_record_iter it;
+	struct pk_oa_record r;
+	uint8_t devinfo[PK_OA_DEVICE_INFO_RECORD_SIZE], sample16[16] = { 0 };
+	size_t at;
+
+	pk_buf_init(&b);
+	snprintf(path, sizeof(path), "%s/stops.i915perf", tmpdir);
+	if (!ok(oa_gen_write(&g, &b) == 0, "stops: generated"))
+		return;
+	/* the DEVICE_INFO record, made a Skylake's: context valid bit 16, not 25 */
+	pk_oa_record_iter_init(&it, b.data, b.len);
+	while (pk_oa_record_next(&it, &r, NULL) > 0 && r.type != PK_OA_RECORD_DEVICE_INFO)
+		;
+	memcpy(devinfo, b.data + r.offset, sizeof(devinfo));
+	{
+		uint32_t skl = 0x1916;
+
+		memcpy(devinfo + 8 + 8, &skl, 4);
+	}
+	at = after_sample(&b, 30000);
+	if (ok(write_spliced(path, &b, at, 0, devinfo, sizeof(devinfo)), "stops: DEVICE_INFO inserted"))
+		check_file("a Skylake DEVICE_INFO after report 30,000", path, NULL, false);
+
+	/* a 16-byte SAMPLE in place of report 40,003 (no correlation point next to it) */
+	sample16[0] = PK_OA_RECORD_SAMPLE;
+	sample16[6] = 16;
+	at = after_sample(&b, 40001);
+	if (ok(write_spliced(path, &b, at, 8 + 256, sample16, sizeof(sample16)), "stops: short sample"))
+		check_same_error("a short SAMPLE at report 40,003", path, "sample record too short");
+
+	/* cut inside report 50,001 */
+	at = after_sample(&b, 50000);
+	if (ok(write_file(path, b.data, at + 100), "stops: truncated"))
+		check_same_error("a recording cut inside report 50,001", path, "truncated");
+	pk_buf_release(&b);
+}
+
+/* The reports of a generated recording as a bare kernel stream (SAMPLE and LOST records only). */
+static void check_stream(void)
+{
+	struct oa_gen g = bdw(70000, 500);
+	struct pk_oa_stream_device sd = { .topo = bdw_topo };
+	struct pk_oa_record_iter it;
+	struct pk_oa_record r;
+	struct pk_buf b, s;
+	char path[256];
+
+	g.lost_every = 999;
+	sd.info.device_id = g.pci_id;
+	sd.info.oa_format = (uint32_t)g.format;
+	sd.info.timestamp_frequency = g.ts_freq;
+	pk_buf_init(&b);
+	pk_buf_init(&s);
+	snprintf(path, sizeof(path), "%s/stream.bin", tmpdir);
+	if (!ok(oa_gen_write(&g, &b) == 0, "stream: generated"))
+		return;
+	pk_oa_record_iter_init(&it, b.data, b.len);
+	while (pk_oa_record_next(&it, &r, NULL) > 0)
+		if (r.type < PK_OA_RECORD_VERSION)
+			pk_buf_append(&s, b.data + r.offset, r.size);
+	if (ok(write_file(path, s.data, s.len), "stream: written"))
+		check_file("a bare stream of 70,000 reports", path, &sd, true);
+	pk_buf_release(&b);
+	pk_buf_release(&s);
+}
+
+int main(void)
+{
+	struct oa_gen g;
+
+	two_cpus = sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+	if (!two_cpus)
+		diag("one CPU: nothing follows the reader; the results are still checked");
+	if (!ok(mkdtemp(tmpdir) != NULL, "temporary directory"))
+		return done_testing();
+	/* blocks of 8,192 reports sharing one: 65,537 reports make 8 blocks, 65,538 make 9 */
+	g = bdw(65537, 1);
+	g.invalid_every = 7;
+	check_generated("65,537 reports, a context at every report, invalid ones", &g);
+	g = bdw(65538, 8192);
+	check_generated("65,538 reports, contexts changing where blocks meet", &g);
+	g = bdw(65539, 0);
+	g.lost_every = 1000;
+	check_generated("65,539 reports in one context, loss records", &g);
+	g = bdw(150001, 300);
+	g.invalid_every = 11;
+	g.corr_every = 5000;
+	check_generated("150,001 reports, contexts every 300, invalid ones", &g);
+	check_stream();
+	check_stops();
+	{
+		char cmd[300];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+		ok(system(cmd) == 0, "temporary files removed");
+	}
+	return done_testing();
+}
