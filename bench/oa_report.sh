@@ -8,7 +8,9 @@
 # output). First both on a 20,000-report file whose outputs must be
 # identical (a broken run fails). Then raw decoding +
 # accumulation in-process (pk_oa_accumulate_run, one core): reports per
-# second over the whole recording and over 4,096 in-cache reports.
+# second over the whole recording and over 4,096 in-cache reports. The
+# floor line: what a process that only maps the one-context file and reads
+# each cache line once takes, so the best ratio any reader could reach.
 # Targets: perfkit >= 10x faster than the reader; >= 20 M reports/s.
 # A missed target prints MISSED and does not fail.
 set -euo pipefail
@@ -38,6 +40,7 @@ compare() {
 	local pk igt
 	pk=$(for i in 1 2 3 4 5; do timeit "$PERFKIT" oa report -c all --metrics-dir "$M" "$1"; done | median)
 	igt=$(for i in 1 2 3 4 5; do timeit i915-perf-reader -c all "$1"; done | median)
+	READER_S=$igt
 	awk -v p="$pk" -v r="$igt" -v w="$2" 'BEGIN {
 		x = r / p
 		printf "  %s: perfkit oa report %.3f s, i915-perf-reader %.3f s: %.1fx %s (target >= 10x) %s\n",
@@ -56,6 +59,11 @@ if command -v i915-perf-reader >/dev/null 2>&1; then
 		# the same reports in one context: one timeline, no per-timeline output
 		BENCH_OA_CTX_EVERY=$N "$BIN" gen "$TMP/one.i915perf" "$N" >/dev/null
 		compare "$TMP/one.i915perf" "one context (one timeline)"
+		# the floor: a process that only maps the file and reads each line once
+		"$BIN" floor "$TMP/one.i915perf" 5 | awk -v r="$READER_S" '/^FLOOR/ {
+			split($2, kv, "="); f = kv[2]
+			printf "  floor: mapping the file and reading it once takes %.1f ms; 10x the reader (one context) is %.1f ms: at most %.1fx is possible here\n",
+				f, r * 100, r * 1000 / f }'
 		rm -f "$TMP/one.i915perf"
 	fi
 else
