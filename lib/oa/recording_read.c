@@ -133,8 +133,8 @@ static int decoder_of(const struct pk_oa_device_info *di, const struct pk_oa_pla
  * At the first SAMPLE (@left bytes after it, records of @size bytes): start
  * building segments alongside when the device @di is known. The report
  * index then gets room for every SAMPLE the rest could hold (16 bytes at
- * least each), so that it never moves while the builder reads it. Without
- * a device or a builder (or memory for the index), nothing happens.
+ * least each), so that it never moves while the builder reads it. For
+ * few reports, one CPU, no device, no memory or no thread, nothing happens.
  */
 static void follow(struct pk_oa_recording *rec, const struct pk_oa_device_info *di, size_t left,
 		   unsigned size, size_t *reports_cap, struct oa_follow *fw)
@@ -143,12 +143,13 @@ static void follow(struct pk_oa_recording *rec, const struct pk_oa_device_info *
 	struct pk_oa_decoder dec;
 	size_t max = 1 + left / 16;
 
-	if (!di || decoder_of(di, &platform, &dec) || max > SIZE_MAX / sizeof(*rec->reports) ||
+	if (!di || !oa_segments_two_threads(1 + left / size) || decoder_of(di, &platform, &dec) ||
+	    max > SIZE_MAX / sizeof(*rec->reports) ||
 	    !(rec->reports = malloc(max * sizeof(*rec->reports))))
 		return;
 	*reports_cap = max;
 	fw->stride = dec.fmt->report_size;
-	fw->job = oa_segments_follow(&dec, rec->reports, 1 + left / size, max);
+	fw->job = oa_segments_follow(&dec, rec->reports, max);
 	if (!fw->job) {
 		free(rec->reports);
 		rec->reports = NULL;

@@ -282,20 +282,16 @@ static struct oa_segments *job_new(const struct pk_oa_decoder *dec,
 	return job;
 }
 
-static bool two_threads(size_t n_reports)
+bool oa_segments_two_threads(size_t n_reports)
 {
 	return n_reports >= TWO_THREADS_MIN_REPORTS && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
 }
 
 struct oa_segments *oa_segments_follow(const struct pk_oa_decoder *dec,
-				       const uint8_t *const *reports, size_t expected,
-				       size_t max_reports)
+				       const uint8_t *const *reports, size_t max_reports)
 {
-	struct oa_segments *job;
+	struct oa_segments *job = job_new(dec, reports, max_reports, true);
 
-	if (!two_threads(expected))
-		return NULL;
-	job = job_new(dec, reports, max_reports, true);
 	if (job && !job->have_worker) {
 		job_free(job);
 		return NULL;
@@ -360,18 +356,10 @@ int oa_segments_finish(struct oa_segments *job, size_t n, struct pk_oa_segment *
 int oa_segments_build(const struct pk_oa_decoder *dec, const uint8_t *const *reports, size_t n,
 		      struct pk_oa_segment **segs, size_t *n_segs)
 {
-	struct oa_segments *job = job_new(dec, reports, n, false);
+	/* a worker waits until finish says every report is ready */
+	struct oa_segments *job = job_new(dec, reports, n, oa_segments_two_threads(n));
 
 	*segs = NULL;
 	*n_segs = 0;
-	if (!job)
-		return -ENOMEM;
-	if (two_threads(n)) {
-		pthread_mutex_lock(&job->lock);
-		job->ready = n;
-		job->all_ready = true;
-		pthread_mutex_unlock(&job->lock);
-		job->have_worker = pthread_create(&job->worker, NULL, build_blocks, job) == 0;
-	}
-	return oa_segments_finish(job, n, segs, n_segs);
+	return job ? oa_segments_finish(job, n, segs, n_segs) : -ENOMEM;
 }
