@@ -470,6 +470,9 @@ static struct val run(const struct insn *in, size_t n, const struct pk_oa_env *e
 			st[sp++] = U(v);
 			continue;
 		}
+		case I_DELTA:
+			st[sp++] = U(env->deltas ? env->deltas[x->idx] : 0);
+			continue;
 		case I_CTR: {
 			const struct pk_oa_value *cv = env->counters ? &env->counters[x->idx] : NULL;
 
@@ -638,6 +641,55 @@ struct pk_oa_value oa_prog_eval(const struct code *c, const struct prog *p, cons
 				enum pk_oa_data_type type)
 {
 	return to_value(run(c->v + p->start, p->n, env), type);
+}
+
+/* An instruction pushing @v. */
+static struct insn constant(struct val v)
+{
+	struct insn x = { .op = v.f ? I_FIMM : I_IMM };
+
+	if (v.f)
+		memcpy(&x.imm, &v.d, sizeof(v.d));
+	else
+		x.imm = v.u;
+	return x;
+}
+
+static bool is_constant(const struct insn *x)
+{
+	return x->op == I_IMM || x->op == I_FIMM;
+}
+
+void oa_prog_specialize(struct code *c, struct prog *p, const struct pk_oa_env *env)
+{
+	struct insn *v = c->v + p->start;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < p->n; i++) {
+		struct insn x = v[i];
+		/* operands: the constants that the last 1 or 2 instructions kept push */
+		uint32_t argc = x.op == I_NOT ? 1 : x.op > I_DELTA ? 2 : 0;
+
+		if (x.op == I_VAR) {
+			x = constant(run(&x, 1, env));
+		} else if (x.op == I_READ) {
+			int off = env->fmt ? ns_offset(env->fmt, x.ns) : -1;
+			uint64_t at = off >= 0 ? (uint64_t)off + x.idx : PK_OA_MAX_VALUES;
+
+			x = at < PK_OA_MAX_VALUES ? (struct insn){ .op = I_DELTA, .idx = (uint32_t)at }
+						  : constant(U(0));
+		} else if (argc && n >= argc && is_constant(&v[n - 1]) &&
+			   (argc == 1 || is_constant(&v[n - 2]))) {
+			struct insn t[3];
+
+			memcpy(t, v + n - argc, argc * sizeof(*t));
+			t[argc] = x;
+			n -= argc;
+			x = constant(run(t, argc + 1, env));
+		}
+		v[n++] = x;
+	}
+	p->n = n;
 }
 
 bool oa_prog_true(const struct code *c, const struct prog *p, const struct pk_oa_env *env)

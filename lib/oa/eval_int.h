@@ -20,6 +20,7 @@ enum opcode {
 	I_VAR,    /* push device variable idx */
 	I_READ,   /* push deltas[off[ns] + idx] */
 	I_CTR,    /* push counters[idx] */
+	I_DELTA,  /* push deltas[idx] (a READ resolved by oa_prog_specialize) */
 	I_UADD, I_USUB, I_UMUL, I_UDIV, I_UMIN,
 	I_FADD, I_FSUB, I_FMUL, I_FDIV, I_FMAX,
 	I_AND, I_OR, I_SHL, I_SHR,
@@ -64,6 +65,14 @@ int oa_compile(struct code *c, struct prog *p, const char *text, const struct na
 /* Run program @p of @c and convert the result to @type. */
 struct pk_oa_value oa_prog_eval(const struct code *c, const struct prog *p, const struct pk_oa_env *env,
 				enum pk_oa_data_type type);
+/*
+ * Specialize program @p of @c (in place; it can only shrink) for the device
+ * variables and format of @env, which must be those of every later run:
+ * variables become constants, READs direct delta indices, and operations
+ * whose operands are all constants are done once, by the same code that
+ * runs programs, so results are unchanged.
+ */
+void oa_prog_specialize(struct code *c, struct prog *p, const struct pk_oa_env *env);
 /* Run program @p of @c as a predicate. */
 bool oa_prog_true(const struct code *c, const struct prog *p, const struct pk_oa_env *env);
 

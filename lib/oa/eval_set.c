@@ -149,6 +149,14 @@ PK_API int pk_oa_eval_new(const struct pk_oa_set_info *set, const struct pk_oa_d
 	for (uint32_t i = 0; i < n; i++)
 		if ((err = topo_visit(ev, i, state, &n_order, path, 0, diag)))
 			goto out;
+	/* the device and format are this evaluator's for good: fold them in */
+	for (size_t i = 0; i < n; i++) {
+		struct pk_oa_env env = { .vars = &ev->vars, .fmt = ev->fmt };
+
+		oa_prog_specialize(&ev->code, &ev->eq[i], &env);
+		if (ev->max[i].present)
+			oa_prog_specialize(&ev->code, &ev->max[i], &env);
+	}
 	err = 0;
 out:
 	free(nm.sorted);

@@ -17,7 +17,13 @@
  *     available counters must match too;
  *  4. operator semantics (C conversions, division by zero, USUB wrap, UDIV
  *     of a double truncating, double to uint64 outside the range);
- *  5. malformed equations, bad XML, cycles of counter references.
+ *  5. malformed equations, bad XML, cycles of counter references;
+ *  6. a set compiled for a device (device variables and format folded in,
+ *     operations on constants done once) computes bit for bit what the
+ *     plain interpreter (pk_oa_expr_eval, nothing folded) computes: every
+ *     equation and max equation of every set of the four files, on zero,
+ *     small, 40-bit-range and random deltas, and a set of equations that
+ *     fold every operator on edge values.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -807,6 +813,149 @@ static void test_topology(void)
 	is_int(v.eu_cores_total, 14, "EU mask past the data ignored");
 }
 
+/* ---- 6. folded programs ------------------------------------------------------------ */
+
+static void bits_equal(const struct pk_oa_value *a, const struct pk_oa_value *b, size_t *bad)
+{
+	*bad += a->type != b->type || memcmp(&a->u, &b->u, sizeof(a->u)) != 0;
+}
+
+/*
+ * Every counter of @s (and its max equation) through pk_oa_eval_new/run/max
+ * and through pk_oa_expr_eval of the same equations: how many values differ
+ * in type or bits, SIZE_MAX when something does not compile.
+ */
+static size_t folded_differs(const struct pk_oa_set_info *s, const struct pk_oa_devvars *vars,
+			     const struct pk_oa_format_info *fmt, const uint64_t *deltas)
+{
+	size_t n = s->n_counters, bad = 0;
+	const char **names = calloc(n + 1, sizeof(*names));
+	struct pk_oa_expr **eq = calloc(n + 1, sizeof(*eq)), **mx = calloc(n + 1, sizeof(*mx));
+	struct pk_oa_value *got = calloc(n + 1, sizeof(*got)), *want = calloc(n + 1, sizeof(*want));
+	struct pk_oa_env env = { .deltas = deltas, .fmt = fmt, .vars = vars, .counters = want };
+	struct pk_oa_eval *ev = NULL;
+	struct pk_diag d;
+
+	pk_diag_init(&d);
+	if (!names || !eq || !mx || !got || !want || pk_oa_eval_new(s, vars, fmt, &ev, &d))
+		bad = SIZE_MAX;
+	for (size_t i = 0; i < n; i++)
+		names[i] = s->counters[i].symbol_name;
+	for (size_t i = 0; bad != SIZE_MAX && i < n; i++)
+		if (pk_oa_expr_compile(s->counters[i].equation, names, n, &eq[i], &d) ||
+		    (s->counters[i].max_equation &&
+		     pk_oa_expr_compile(s->counters[i].max_equation, names, n, &mx[i], &d)))
+			bad = SIZE_MAX;
+	if (bad != SIZE_MAX) {
+		pk_oa_eval_run(ev, deltas, got);
+		/* references resolve once those they name have: as many passes as counters, at most */
+		for (size_t pass = 0; pass <= n && pass < 8; pass++)
+			for (size_t i = 0; i < n; i++)
+				want[i] = pk_oa_expr_eval(eq[i], &env, s->counters[i].data_type);
+		for (size_t i = 0; i < n; i++) {
+			struct pk_oa_value gm, wm;
+
+			bits_equal(&got[i], &want[i], &bad);
+			if (!mx[i])
+				continue;
+			wm = pk_oa_expr_eval(mx[i], &env, s->counters[i].data_type);
+			if (pk_oa_eval_max(ev, i, deltas, got, &gm))
+				bad++;
+			else
+				bits_equal(&gm, &wm, &bad);
+		}
+	}
+	if (bad == SIZE_MAX && d.msg[0])
+		diag("%s", d.msg);
+	for (size_t i = 0; i < n; i++) {
+		pk_oa_expr_free(eq[i]);
+		pk_oa_expr_free(mx[i]);
+	}
+	pk_oa_eval_free(ev);
+	free(names);
+	free(eq);
+	free(mx);
+	free(got);
+	free(want);
+	return bad;
+}
+
+static void test_folded(void)
+{
+	static const struct pk_oa_devvars vars[] = {
+		{ .eu_cores_total = 24, .eu_slices_total = 1, .eu_subslices_total = 3, .eu_threads_count = 7,
+		  .slice_mask = 1, .subslice_mask = 7, .timestamp_frequency = 12500000,
+		  .gt_min_freq = 300000000, .gt_max_freq = 1150000000, .revision = 2 },
+		{ .eu_cores_total = 96, .eu_slices_total = 1, .eu_subslices_total = 6, .eu_threads_count = 7,
+		  .slice_mask = 1, .subslice_mask = 0x3f, .timestamp_frequency = 19200000,
+		  .gt_min_freq = 100000000, .gt_max_freq = 1300000000, .revision = 1, .query_mode = 1 },
+		{ 0 },
+	};
+	uint64_t deltas[4][PK_OA_MAX_VALUES], x = 0x9e3779b97f4a7c15ull;
+
+	for (size_t k = 0; k < PK_OA_MAX_VALUES; k++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		deltas[0][k] = 0;
+		deltas[1][k] = 1 + k * 37;
+		deltas[2][k] = (1ull << 40) - 1 - k * 1000003;
+		deltas[3][k] = x;
+	}
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		struct pk_oa_metrics *m = load(files[f].file);
+		const struct pk_oa_format_info *fmt = pk_oa_format_info(f == 0 ? 5 : 10);
+		size_t bad = 0, values = 0;
+
+		for (size_t i = 0; m && i < pk_oa_metrics_n_sets(m); i++) {
+			const struct pk_oa_set_info *s = pk_oa_metrics_set(m, i);
+
+			for (size_t v = 0; v < sizeof(vars) / sizeof(vars[0]); v++)
+				for (size_t k = 0; k < 4; k++) {
+					size_t b = folded_differs(s, &vars[v], k == 3 ? NULL : fmt, deltas[k]);
+
+					bad = b == SIZE_MAX || bad == SIZE_MAX ? SIZE_MAX : bad + b;
+					values += s->n_counters;
+				}
+		}
+		ok(m && bad == 0, "%s: folded programs give the plain interpreter's %zu values bit for bit (%zu differ)",
+		   files[f].file, values, bad);
+		pk_oa_metrics_free(m);
+	}
+	{
+		/* every operator folded on edge values, beside the same on counter values */
+		static struct pk_oa_counter_info c[] = {
+			{ .symbol_name = "Big", .equation = "18446744073709551615", .data_type = PK_OA_UINT64 },
+			{ .symbol_name = "Half", .equation = "0.5", .data_type = PK_OA_FLOAT },
+			{ .symbol_name = "U", .equation = "$GpuMaxFrequency 3 UDIV 7 UMUL 2 USUB 5 UADD 9 UMIN",
+			  .max_equation = "$EuCoresTotalCount 0 UDIV", .data_type = PK_OA_UINT64 },
+			{ .symbol_name = "F", .equation = "$EuCoresTotalCount 0 FDIV 1.5 FADD 2 FMUL 3 FSUB 0.25 FMAX",
+			  .max_equation = "1 3 FDIV", .data_type = PK_OA_FLOAT },
+			{ .symbol_name = "Bits", .equation = "$SliceMask 70 << $SubsliceMask 64 >> OR 255 AND 1 << 3 >>",
+			  .data_type = PK_OA_UINT64 },
+			{ .symbol_name = "Logic", .equation = "$SkuRevisionId 2 ULT $QueryMode NOT && 3 4 UGTE || 5 5 EQUALS 1 1 ULTE UGT UADD",
+			  .data_type = PK_OA_UINT64 },
+			{ .symbol_name = "Wrap", .equation = "0 1 USUB 2.5 UMUL 9999999999.0 9999999999.0 FMUL UADD 0 1.5 FSUB UMIN",
+			  .data_type = PK_OA_UINT64 },
+			{ .symbol_name = "Mixed", .equation = "$Big 1 UADD $Half 3 UMUL UADD A 3 READ 2 UMUL UADD 7 $Half FDIV FMUL",
+			  .data_type = PK_OA_FLOAT },
+			{ .symbol_name = "DoubleToInt", .equation = "10000000000000000000.0 2 UDIV 0 3.5 FSUB 4 UDIV OR 0 0 FDIV 1 UMUL UADD",
+			  .data_type = PK_OA_UINT64 },
+			{ .symbol_name = "Reads", .equation = "GPU_TIME 0 READ C 7 READ B 0 READ PERFCNT 1 READ UADD UADD UADD A 62 READ UADD",
+			  .data_type = PK_OA_UINT64 },
+		};
+		struct pk_oa_set_info s = { .name = "Fold", .symbol_name = "Fold",
+					    .n_counters = sizeof(c) / sizeof(c[0]), .counters = c };
+		size_t bad = 0;
+
+		for (size_t v = 0; v < sizeof(vars) / sizeof(vars[0]); v++)
+			for (size_t k = 0; k < 4; k++) {
+				size_t b = folded_differs(&s, &vars[v], pk_oa_format_info(k & 1 ? 5 : 10), deltas[k]);
+
+				bad = b == SIZE_MAX || bad == SIZE_MAX ? SIZE_MAX : bad + b;
+			}
+		is_int(bad, 0, "every operator folded on edge values gives the plain interpreter's values");
+	}
+}
+
 int main(void)
 {
 	shared_init();
@@ -823,5 +972,6 @@ int main(void)
 	test_set_errors();
 	test_xml_errors();
 	test_topology();
+	test_folded();
 	return done_testing();
 }
