@@ -298,11 +298,7 @@ static int cmd_oa_report(int argc, char **argv)
 		cli_error("warning: '%s': recorded with metric set uuid '%s', the metric file's is '%s'",
 			  path, pk_oa_recording_device(rec)->metric_set_uuid,
 			  s.set->hw_config_guid ? s.set->hw_config_guid : "");
-	/* -c all on a long recording is hundreds of thousands of lines */
-	static char outbuf[1 << 20];
-
-	if (!isatty(STDOUT_FILENO))
-		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	/* the printers buffer their lines themselves and write them in large pieces */
 	pk_diag_init(&d);
 	err = o.json ? pk_oa_summary_print_json(&s, stdout, o.per_report, &d)
 		     : pk_oa_summary_print(&s, stdout, o.per_report, &d);

@@ -787,7 +787,7 @@ PK_API int pk_oa_summary_pair(const struct pk_oa_summary *s, size_t i, struct pk
  * gpu_ts_end, cpu_ns_start, cpu_ns_end, reports, counters: {name: value}}]}.
  * @per_report adds each pair of consecutive reports (text: " reportN =
  * REASON" blocks as -r; JSON: a "per_report" array in each segment).
- * 0 or -EIO (errno of the failed write in @diag).
+ * 0, -EIO (errno of the failed write in @diag) or -ENOMEM.
  */
 PK_API int pk_oa_summary_print(const struct pk_oa_summary *s, FILE *f, bool per_report,
 			       struct pk_diag *diag);

@@ -17,17 +17,30 @@
 #include <string.h>
 #include <perfkit/core.h>
 
+/* "00" "01" ... "99": two digits at a time, half the divisions. */
+static const char digit_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 size_t pk_fmt_uint(char *p, uint64_t v)
 {
-	char tmp[24];
-	size_t n = 0;
+	char tmp[20], *end = tmp + sizeof(tmp), *q = end;
+	size_t n;
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (size_t i = 0; i < n; i++)
-		p[i] = tmp[n - 1 - i];
+	while (v >= 100) {
+		q -= 2;
+		memcpy(q, digit_pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		q -= 2;
+		memcpy(q, digit_pairs + 2 * v, 2);
+	} else {
+		*--q = (char)('0' + v);
+	}
+	n = (size_t)(end - q);
+	memcpy(p, q, n);
 	return n;
 }
 
@@ -69,8 +82,8 @@ size_t pk_format_fixed6(double v, char *out)
 	n += pk_fmt_uint(out + n, q / 1000000u);
 	q %= 1000000u;
 	out[n++] = '.';
-	for (int i = 5; i >= 0; i--, q /= 10)
-		out[n + (size_t)i] = (char)('0' + q % 10);
+	for (int i = 4; i >= 0; i -= 2, q /= 100)
+		memcpy(out + n + i, digit_pairs + 2 * (q % 100), 2);
 	n += 6;
 	out[n] = '\0';
 	return n;

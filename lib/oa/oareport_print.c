@@ -15,6 +15,12 @@
  *   "hw_id=0xffffffff (idle)", then "   Symbol: value" (floats %f);
  *   with per-report, " report<k> = <reason>" and its values for each pair
  *   (the reason of the pair's first report, as the reader prints it).
+ *
+ * A -c all run prints hundreds of thousands of lines, so they are not
+ * printed one by one through stdio: each counter's label ("   Name: ", or
+ * "\"Name\":" in JSON) is built once, lines are formatted into a buffer
+ * (struct sink) and written in large pieces, and blocks of segments are
+ * formatted on two threads.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -24,6 +30,117 @@
 #include <string.h>
 #include <unistd.h>
 #include <perfkit/oa.h>
+
+/* ---- text in a buffer ---------------------------------------------------------- */
+
+/* Written out once this much is formatted. */
+#define FLUSH_AT (256 * 1024)
+
+/*
+ * Text being formatted: written to @f once FLUSH_AT bytes are there (@f
+ * NULL: all kept, a block formatted for another thread to write).
+ */
+struct sink {
+	char *buf;
+	size_t len, cap;
+	FILE *f;
+	bool failed;              /* out of memory: nothing more is added */
+};
+
+/* Room for @n more bytes after @k's text: where to write them, NULL when out of memory. */
+static char *room(struct sink *k, size_t n)
+{
+	if (k->failed)
+		return NULL;
+	if (k->cap - k->len < n &&
+	    pk_array_grow((void **)&k->buf, &k->cap, k->len + n, 1, 64 * 1024)) {
+		k->failed = true;
+		return NULL;
+	}
+	return k->buf + k->len;
+}
+
+/* The text now ends at @end (written after room()'s pointer). */
+static void wrote(struct sink *k, const char *end)
+{
+	k->len = (size_t)(end - k->buf);
+}
+
+static void flush(struct sink *k)
+{
+	if (k->f && k->len)
+		fwrite_unlocked(k->buf, 1, k->len, k->f);
+	if (k->f)
+		k->len = 0;
+}
+
+static void flush_if_full(struct sink *k)
+{
+	if (k->len >= FLUSH_AT)
+		flush(k);
+}
+
+static char *put(char *p, const char *str, size_t n)
+{
+	memcpy(p, str, n);
+	return p + n;
+}
+
+#define PUT_LITERAL(p, lit) put(p, lit, sizeof(lit) - 1)
+
+static char *put_str(char *p, const char *str)
+{
+	return put(p, str, strlen(str));
+}
+
+static char *put_uint(char *p, uint64_t v)
+{
+	return p + pk_fmt_uint(p, v);
+}
+
+/* @v as "%x" (lowercase, no leading zeros) or, @width 16, as "%016x". */
+static char *put_hex(char *p, uint64_t v, int width)
+{
+	static const char digits[] = "0123456789abcdef";
+	int n = width;
+
+	if (!n)
+		for (n = 1; n < 16 && v >> (4 * n); n++)
+			;
+	for (int i = n - 1; i >= 0; i--, v >>= 4)
+		p[i] = digits[v & 15];
+	return p + n;
+}
+
+/* @str as a JSON string (with its quotes); at most 6 bytes per byte of @str, plus 2. */
+static char *put_json_str(char *p, const char *str)
+{
+	*p++ = '"';
+	for (const unsigned char *c = (const unsigned char *)str; *c; c++) {
+		if (*c == '"' || *c == '\\') {
+			*p++ = '\\';
+			*p++ = (char)*c;
+		} else if (*c < 0x20) {
+			p = PUT_LITERAL(p, "\\u00");
+			p = put_hex(p, *c >> 4, 1);
+			p = put_hex(p, *c & 15, 1);
+		} else {
+			*p++ = (char)*c;
+		}
+	}
+	*p++ = '"';
+	return p;
+}
+
+static void sink_json_str(struct sink *k, const char *str)
+{
+	char *p = room(k, 6 * strlen(str) + 2);
+
+	if (p)
+		wrote(k, put_json_str(p, str));
+}
+
+/* ---- counter values ------------------------------------------------------------- */
 
 /* IGT's spelling of a report reason: "context-switch" for "context switch". */
 static const char *igt_reason(const struct pk_oa_summary *s, size_t i)
@@ -38,67 +155,134 @@ static const char *igt_reason(const struct pk_oa_summary *s, size_t i)
 	return "unknown";
 }
 
-/*
- * "   Name: value" lines, as the reader prints them (%f for floats, through
- * pk_format_fixed6). One line is built and written at once: this is most
- * of the output of -c all.
- */
-static void print_counters(const struct pk_oa_summary *s, FILE *f, const struct pk_oa_value *v)
-{
-	char line[PK_FIXED6_MAX + 64];
+/* The selected counters' labels, back to back: label k ends at end[k], the next starts there. */
+struct labels {
+	char *text;
+	size_t *end;
+	size_t longest;
+};
 
+/* Labels "   Name: " (text) or "\"Name\":" (@json) of @s's selected counters. */
+static int labels_init(struct labels *l, const struct pk_oa_summary *s, bool json)
+{
+	size_t len = 0;
+	char *p;
+
+	memset(l, 0, sizeof(*l));
+	for (size_t k = 0; k < s->n_sel; k++)
+		len += 6 * strlen(s->set->counters[s->sel[k]].symbol_name) + 5;
+	l->text = malloc(len ? len : 1);
+	l->end = calloc(s->n_sel ? s->n_sel : 1, sizeof(*l->end));
+	if (!l->text || !l->end)
+		return -ENOMEM;
+	p = l->text;
 	for (size_t k = 0; k < s->n_sel; k++) {
 		const char *name = s->set->counters[s->sel[k]].symbol_name;
-		const struct pk_oa_value *x = &v[s->sel[k]];
-		size_t n = strlen(name);
+		char *start = p;
 
-		if (n > 40) {
-			fprintf(f, "   %s: ", name);
-			n = 0;
+		if (json) {
+			p = put_json_str(p, name);
+			*p++ = ':';
 		} else {
-			memcpy(line, "   ", 3);
-			memcpy(line + 3, name, n);
-			memcpy(line + 3 + n, ": ", 2);
-			n += 5;
+			p = PUT_LITERAL(p, "   ");
+			p = put_str(p, name);
+			p = PUT_LITERAL(p, ": ");
 		}
-		if (x->type == PK_OA_FLOAT) {
-			n += pk_format_fixed6(x->f, line + n);
-		} else {
-			n += pk_fmt_uint(line + n, x->u);
-		}
-		line[n++] = '\n';
-		fwrite_unlocked(line, 1, n, f);
+		l->end[k] = (size_t)(p - l->text);
+		if ((size_t)(p - start) > l->longest)
+			l->longest = (size_t)(p - start);
 	}
-}
-
-static int finish(FILE *f, struct pk_diag *diag)
-{
-	if (fflush(f) || ferror(f))
-		return pk_diag_fail(diag, -EIO, "cannot write the report: %s", strerror(errno ? errno : EIO));
 	return 0;
 }
 
-static struct pk_oa_value *alloc_row(const struct pk_oa_summary *s)
+static void labels_release(struct labels *l)
 {
-	size_t n = s->set ? s->set->n_counters : 0;
+	free(l->text);
+	free(l->end);
+}
 
-	return calloc(n ? n : 1, sizeof(struct pk_oa_value));
+/* What a segment printer needs: the summary, its labels, and how to print. */
+struct print_ctx;
+/* Prints segment @i into @k (@row: room for a set's values, NULL without a set). */
+typedef void print_segment_fn(const struct print_ctx *c, struct sink *k, size_t i,
+			      struct pk_oa_value *row);
+
+struct print_ctx {
+	const struct pk_oa_summary *s;
+	print_segment_fn *fn;
+	bool per_report;
+	struct labels lab;
+};
+
+static char *put_label(char *p, const struct labels *l, size_t k)
+{
+	size_t from = k ? l->end[k - 1] : 0;
+
+	return put(p, l->text + from, l->end[k] - from);
+}
+
+/*
+ * "   Name: value" lines, as the reader prints them (%f for floats, through
+ * pk_format_fixed6): most of the output of -c all.
+ */
+static void text_counters(const struct print_ctx *c, struct sink *k, const struct pk_oa_value *v)
+{
+	const struct pk_oa_summary *s = c->s;
+	char *p = room(k, s->n_sel * (c->lab.longest + PK_FIXED6_MAX + 1));
+
+	if (!p)
+		return;
+	for (size_t j = 0; j < s->n_sel; j++) {
+		const struct pk_oa_value *x = &v[s->sel[j]];
+
+		p = put_label(p, &c->lab, j);
+		if (x->type == PK_OA_FLOAT)
+			p += pk_format_fixed6(x->f, p);
+		else
+			p = put_uint(p, x->u);
+		*p++ = '\n';
+	}
+	wrote(k, p);
+}
+
+/* Longest "%.17g" of a double ("-2.2250738585072014e-308"), with room to spare. */
+#define G17_MAX 32
+
+/* "counters":{"Name":value,...}, empty without values (@v NULL). */
+static void json_counters(const struct print_ctx *c, struct sink *k, const struct pk_oa_value *v)
+{
+	const struct pk_oa_summary *s = c->s;
+	char *p = room(k, 16 + s->n_sel * (c->lab.longest + G17_MAX + 1));
+
+	if (!p)
+		return;
+	p = PUT_LITERAL(p, "\"counters\":{");
+	for (size_t j = 0; v && j < s->n_sel; j++) {
+		const struct pk_oa_value *x = &v[s->sel[j]];
+
+		if (j)
+			*p++ = ',';
+		p = put_label(p, &c->lab, j);
+		if (x->type == PK_OA_UINT64)
+			p = put_uint(p, x->u);
+		else if (isfinite(x->f))
+			p += snprintf(p, G17_MAX, "%.17g", x->f);
+		else
+			p = PUT_LITERAL(p, "null");
+	}
+	*p++ = '}';
+	wrote(k, p);
 }
 
 /* ---- segments on two threads -------------------------------------------------- */
-
-/* Prints segment @i to @f, with its report pairs if @per_report. */
-typedef void print_segment_fn(const struct pk_oa_summary *s, FILE *f, size_t i, bool per_report,
-			      struct pk_oa_value *row);
 
 /* Segments per block; from PARALLEL_MIN_BLOCKS blocks on, two threads format them. */
 #define BLOCK_SEGMENTS 256
 #define PARALLEL_MIN_BLOCKS 4
 
-/* A block formatted in memory (NULL: formatting failed, the writer does it). */
+/* A block formatted in memory, in a buffer kept from block to block. */
 struct block_text {
-	char *buf;
-	size_t len;
+	struct sink k;
 	bool ready;
 };
 
@@ -108,56 +292,51 @@ struct block_text {
  * the worker has two slots, so at most two blocks wait in memory.
  */
 struct printer {
-	const struct pk_oa_summary *s;
-	print_segment_fn *fn;
+	const struct print_ctx *c;
 	size_t n_blocks;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct block_text slot[2];
-	size_t taken;              /* worker blocks written out */
+	size_t taken;              /* worker blocks written out (their slots free again) */
 };
 
-static void print_block(const struct printer *p, FILE *f, size_t k, struct pk_oa_value *row)
+static void print_block(const struct print_ctx *c, struct sink *k, size_t b, struct pk_oa_value *row)
 {
-	size_t n = p->s->tl.n_segments, end = (k + 1) * BLOCK_SEGMENTS;
+	size_t n = c->s->tl.n_segments, end = (b + 1) * BLOCK_SEGMENTS;
 
-	for (size_t i = k * BLOCK_SEGMENTS; i < end && i < n; i++)
-		p->fn(p->s, f, i, false, row);
+	for (size_t i = b * BLOCK_SEGMENTS; i < end && i < n; i++) {
+		c->fn(c, k, i, row);
+		flush_if_full(k);
+	}
 }
 
-/* Block @k formatted in memory. */
-static struct block_text format_block(const struct printer *p, size_t k, struct pk_oa_value *row)
+static struct pk_oa_value *alloc_row(const struct pk_oa_summary *s)
 {
-	struct block_text t = { .ready = true };
-	FILE *m = row || !p->s->set ? open_memstream(&t.buf, &t.len) : NULL;
-	bool bad;
+	size_t n = s->set ? s->set->n_counters : 0;
 
-	if (!m)
-		return t;
-	print_block(p, m, k, row);
-	bad = ferror(m);
-	if (fclose(m) != 0 || bad) {
-		free(t.buf);
-		t.buf = NULL;
-	}
-	return t;
+	return calloc(n ? n : 1, sizeof(struct pk_oa_value));
 }
 
 static void *format_odd_blocks(void *arg)
 {
 	struct printer *p = arg;
-	struct pk_oa_value *row = p->s->set ? alloc_row(p->s) : NULL;
+	struct pk_oa_value *row = p->c->s->set ? alloc_row(p->c->s) : NULL;
 
 	for (size_t j = 0; 2 * j + 1 < p->n_blocks; j++) {
-		struct block_text t;
+		struct sink k;
 
 		pthread_mutex_lock(&p->mu);
 		while (j >= p->taken + 2)
 			pthread_cond_wait(&p->cv, &p->mu);
+		k = p->slot[j % 2].k;
 		pthread_mutex_unlock(&p->mu);
-		t = format_block(p, 2 * j + 1, row);
+		k.len = 0;
+		/* without a row (out of memory) the block fails: the writer formats it */
+		k.failed = !row && p->c->s->set;
+		print_block(p->c, &k, 2 * j + 1, row);
 		pthread_mutex_lock(&p->mu);
-		p->slot[j % 2] = t;
+		p->slot[j % 2].k = k;
+		p->slot[j % 2].ready = true;
 		pthread_cond_broadcast(&p->cv);
 		pthread_mutex_unlock(&p->mu);
 	}
@@ -165,68 +344,135 @@ static void *format_odd_blocks(void *arg)
 	return NULL;
 }
 
-/* Every segment through @fn, in order; the same output on one thread or two. */
-static void print_segments(const struct pk_oa_summary *s, FILE *f, print_segment_fn *fn,
-			   bool per_report, struct pk_oa_value *row)
+/* Every segment through c->fn into @k, in order; the same output on one thread or two. */
+static void print_segments(const struct print_ctx *c, struct sink *k, struct pk_oa_value *row)
 {
-	size_t n = s->tl.n_segments;
-	struct printer p = { .s = s, .fn = fn, .n_blocks = (n + BLOCK_SEGMENTS - 1) / BLOCK_SEGMENTS,
+	size_t n = c->s->tl.n_segments;
+	struct printer p = { .c = c, .n_blocks = (n + BLOCK_SEGMENTS - 1) / BLOCK_SEGMENTS,
 			     .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 	pthread_t worker;
 
 	/* with per_report one segment may print millions of lines: not in memory */
-	if (per_report || p.n_blocks < PARALLEL_MIN_BLOCKS || sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
+	if (c->per_report || p.n_blocks < PARALLEL_MIN_BLOCKS || sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
 	    pthread_create(&worker, NULL, format_odd_blocks, &p) != 0) {
-		for (size_t i = 0; i < n; i++)
-			fn(s, f, i, per_report, row);
+		for (size_t i = 0; i < n; i++) {
+			c->fn(c, k, i, row);
+			flush_if_full(k);
+		}
 		return;
 	}
-	for (size_t k = 0; k < p.n_blocks; k++) {
-		struct block_text t;
+	for (size_t b = 0; b < p.n_blocks; b++) {
+		struct block_text *t = &p.slot[b / 2 % 2];
 
-		if (k % 2 == 0) {
-			print_block(&p, f, k, row);
+		if (b % 2 == 0) {
+			print_block(c, k, b, row);
 			continue;
 		}
 		pthread_mutex_lock(&p.mu);
-		while (!p.slot[k / 2 % 2].ready)
+		while (!t->ready)
 			pthread_cond_wait(&p.cv, &p.mu);
-		t = p.slot[k / 2 % 2];
-		p.slot[k / 2 % 2].ready = false;
+		pthread_mutex_unlock(&p.mu);
+		if (!t->k.failed) {
+			flush(k);
+			fwrite_unlocked(t->k.buf, 1, t->k.len, k->f);
+		} else {
+			print_block(c, k, b, row);
+		}
+		/* written: the worker may format into this slot again */
+		pthread_mutex_lock(&p.mu);
+		t->ready = false;
 		p.taken++;
 		pthread_cond_broadcast(&p.cv);
 		pthread_mutex_unlock(&p.mu);
-		if (t.buf)
-			fwrite_unlocked(t.buf, 1, t.len, f);
-		else
-			print_block(&p, f, k, row);
-		free(t.buf);
 	}
 	pthread_join(worker, NULL);
+	free(p.slot[0].k.buf);
+	free(p.slot[1].k.buf);
 	pthread_cond_destroy(&p.cv);
 	pthread_mutex_destroy(&p.mu);
 }
 
-/* Segment @i as the reader prints it, and with @per_report its report pairs. */
-static void text_segment(const struct pk_oa_summary *s, FILE *f, size_t i, bool per_report,
-			 struct pk_oa_value *row)
+/*
+ * Every segment of @s through @fn into @f after what @k holds (the
+ * header), then what @tail says; @json picks the labels. 0, -ENOMEM or
+ * -EIO.
+ */
+static int print_all(const struct pk_oa_summary *s, FILE *f, struct sink *k, print_segment_fn *fn,
+		     bool per_report, bool json, const char *tail, struct pk_diag *diag)
 {
-	const struct pk_oa_segment *g = &s->tl.segments[i];
+	struct print_ctx c = { .s = s, .fn = fn, .per_report = per_report };
+	struct pk_oa_value *row = NULL;
+	int err = 0;
 
-	fprintf(f, "Time: CPU=0x%016" PRIx64 "-0x%016" PRIx64 " GPU=0x%016" PRIx64 "-0x%016" PRIx64 "\n",
-		g->cpu_ns_start, g->cpu_ns_end, (uint64_t)g->gpu_ts_start, (uint64_t)g->gpu_ts_end);
-	if (g->ctx_id == PK_OA_CTX_INVALID)
-		fputs("hw_id=0xffffffff (idle)\n", f);
-	else
-		fprintf(f, "hw_id=0x%x \n", g->ctx_id);
+	if ((s->set && (labels_init(&c.lab, s, json) || !(row = alloc_row(s)))) || k->failed) {
+		err = -ENOMEM;
+	} else {
+		print_segments(&c, k, row);
+		if (tail) {
+			char *p = room(k, strlen(tail));
+
+			if (p)
+				wrote(k, put_str(p, tail));
+		}
+		if (k->failed)
+			err = -ENOMEM;
+		flush(k);
+	}
+	free(row);
+	labels_release(&c.lab);
+	free(k->buf);
+	if (err)
+		return pk_diag_fail(diag, err, "out of memory");
+	if (fflush(f) || ferror(f))
+		return pk_diag_fail(diag, -EIO, "cannot write the report: %s", strerror(errno ? errno : EIO));
+	return 0;
+}
+
+/* ---- text ----------------------------------------------------------------------- */
+
+/* Segment @i as the reader prints it, and with c->per_report its report pairs. */
+static void text_segment(const struct print_ctx *c, struct sink *k, size_t i, struct pk_oa_value *row)
+{
+	const struct pk_oa_summary *s = c->s;
+	const struct pk_oa_segment *g = &s->tl.segments[i];
+	char *p = room(k, 128);
+
+	if (!p)
+		return;
+	p = PUT_LITERAL(p, "Time: CPU=0x");
+	p = put_hex(p, g->cpu_ns_start, 16);
+	p = PUT_LITERAL(p, "-0x");
+	p = put_hex(p, g->cpu_ns_end, 16);
+	p = PUT_LITERAL(p, " GPU=0x");
+	p = put_hex(p, (uint64_t)g->gpu_ts_start, 16);
+	p = PUT_LITERAL(p, "-0x");
+	p = put_hex(p, (uint64_t)g->gpu_ts_end, 16);
+	if (g->ctx_id == PK_OA_CTX_INVALID) {
+		p = PUT_LITERAL(p, "\nhw_id=0xffffffff (idle)\n");
+	} else {
+		p = PUT_LITERAL(p, "\nhw_id=0x");
+		p = put_hex(p, g->ctx_id, 0);
+		p = PUT_LITERAL(p, " \n");
+	}
+	wrote(k, p);
 	if (row && pk_oa_summary_values(s, i, row) == 0)
-		print_counters(s, f, row);
-	if (!per_report)
+		text_counters(c, k, row);
+	if (!c->per_report)
 		return;
 	for (size_t r = g->first; r < g->end; r++) {
-		fprintf(f, " report%zu = %s\n", r - g->first, igt_reason(s, r));
+		const char *reason = igt_reason(s, r);
+
+		if ((p = room(k, 40 + strlen(reason)))) {
+			p = PUT_LITERAL(p, " report");
+			p = put_uint(p, r - g->first);
+			p = PUT_LITERAL(p, " = ");
+			p = put_str(p, reason);
+			*p++ = '\n';
+			wrote(k, p);
+		}
 		if (row && pk_oa_summary_pair(s, r, row, NULL) == 0)
-			print_counters(s, f, row);
+			text_counters(c, k, row);
+		flush_if_full(k);
 	}
 }
 
@@ -235,7 +481,7 @@ int pk_oa_summary_print(const struct pk_oa_summary *s, FILE *f, bool per_report,
 {
 	const struct pk_oa_device_info *di = pk_oa_recording_device(s->rec);
 	const struct pk_oa_timeline *tl = &s->tl;
-	struct pk_oa_value *row = NULL;
+	struct sink k = { .f = f };
 
 	fprintf(f, "Recorded on device=0x%x(%s) graphics_ver=%d\n", di->device_id,
 		s->platform ? s->platform->name : "unknown", pk_oa_recording_graphics_ver(s->rec));
@@ -263,109 +509,109 @@ int pk_oa_summary_print(const struct pk_oa_summary *s, FILE *f, bool per_report,
 	if (s->lost)
 		fprintf(f, "Lost: %" PRIu64 " report-lost and %" PRIu64 " buffer-overflow records\n",
 			pk_oa_recording_reports_lost(s->rec), pk_oa_recording_buffers_lost(s->rec));
-	if (s->set && !(row = alloc_row(s)))
-		return pk_diag_fail(diag, -ENOMEM, "out of memory");
-	print_segments(s, f, text_segment, per_report, row);
-	free(row);
-	return finish(f, diag);
+	return print_all(s, f, &k, text_segment, per_report, false, NULL, diag);
 }
 
 /* ---- JSON ----------------------------------------------------------------------- */
 
-static void json_str(FILE *f, const char *str)
+/* "gpu_ts_start":N,"gpu_ts_end":N,"cpu_ns_start":N,"cpu_ns_end":N (at most 150 bytes) */
+static char *put_json_span(char *p, uint64_t gs, uint64_t ge, uint64_t cs, uint64_t ce)
 {
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
-static void json_value(FILE *f, const struct pk_oa_value *v)
-{
-	if (v->type == PK_OA_UINT64)
-		fprintf(f, "%" PRIu64, v->u);
-	else if (isfinite(v->f))
-		fprintf(f, "%.17g", v->f);
-	else
-		fputs("null", f);
-}
-
-static void json_counters(const struct pk_oa_summary *s, FILE *f, const struct pk_oa_value *v)
-{
-	fputs("\"counters\":{", f);
-	for (size_t k = 0; v && k < s->n_sel; k++) {
-		if (k)
-			fputc(',', f);
-		json_str(f, s->set->counters[s->sel[k]].symbol_name);
-		fputc(':', f);
-		json_value(f, &v[s->sel[k]]);
-	}
-	fputc('}', f);
-}
-
-static void json_span(FILE *f, uint64_t gs, uint64_t ge, uint64_t cs, uint64_t ce)
-{
-	fprintf(f, "\"gpu_ts_start\":%" PRIu64 ",\"gpu_ts_end\":%" PRIu64 ",\"cpu_ns_start\":%" PRIu64
-		",\"cpu_ns_end\":%" PRIu64, gs, ge, cs, ce);
+	p = PUT_LITERAL(p, "\"gpu_ts_start\":");
+	p = put_uint(p, gs);
+	p = PUT_LITERAL(p, ",\"gpu_ts_end\":");
+	p = put_uint(p, ge);
+	p = PUT_LITERAL(p, ",\"cpu_ns_start\":");
+	p = put_uint(p, cs);
+	p = PUT_LITERAL(p, ",\"cpu_ns_end\":");
+	return put_uint(p, ce);
 }
 
 /* Segment @i as a JSON object (after a comma unless first). */
-static void json_segment(const struct pk_oa_summary *s, FILE *f, size_t i, bool per_report,
-			 struct pk_oa_value *row)
+static void json_segment(const struct print_ctx *c, struct sink *k, size_t i, struct pk_oa_value *row)
 {
+	const struct pk_oa_summary *s = c->s;
 	const struct pk_oa_segment *g = &s->tl.segments[i];
 	const struct pk_oa_decoder *dec = pk_oa_recording_decoder(s->rec);
+	char *p = room(k, 256);
 
-	fprintf(f, "%s{\"ctx_id\":%" PRIu32 ",", i ? "," : "", g->ctx_id);
-	json_span(f, g->gpu_ts_start, g->gpu_ts_end, g->cpu_ns_start, g->cpu_ns_end);
-	fprintf(f, ",\"reports\":%zu,", g->n_reports);
-	json_counters(s, f, row && pk_oa_summary_values(s, i, row) == 0 ? row : NULL);
-	if (per_report) {
-		fputs(",\"per_report\":[", f);
-		for (size_t r = g->first; r < g->end; r++) {
-			struct pk_oa_report a, b;
+	if (!p)
+		return;
+	if (i)
+		*p++ = ',';
+	p = PUT_LITERAL(p, "{\"ctx_id\":");
+	p = put_uint(p, g->ctx_id);
+	*p++ = ',';
+	p = put_json_span(p, g->gpu_ts_start, g->gpu_ts_end, g->cpu_ns_start, g->cpu_ns_end);
+	p = PUT_LITERAL(p, ",\"reports\":");
+	p = put_uint(p, g->n_reports);
+	*p++ = ',';
+	wrote(k, p);
+	json_counters(c, k, row && pk_oa_summary_values(s, i, row) == 0 ? row : NULL);
+	if (c->per_report && (p = room(k, 16)))
+		wrote(k, PUT_LITERAL(p, ",\"per_report\":["));
+	for (size_t r = g->first; c->per_report && r < g->end; r++) {
+		const char *reason = igt_reason(s, r);
+		struct pk_oa_report a, b;
 
-			pk_oa_report_header(dec, pk_oa_recording_report(s->rec, r), &a);
-			pk_oa_report_header(dec, pk_oa_recording_report(s->rec, r + 1), &b);
-			fprintf(f, "%s{\"reason\":\"%s\",", r > g->first ? "," : "", igt_reason(s, r));
-			json_span(f, a.timestamp, b.timestamp,
-				  pk_oa_recording_cpu_time(s->rec, a.timestamp),
-				  pk_oa_recording_cpu_time(s->rec, b.timestamp));
-			fputc(',', f);
-			json_counters(s, f, row && pk_oa_summary_pair(s, r, row, NULL) == 0 ? row : NULL);
-			fputc('}', f);
+		pk_oa_report_header(dec, pk_oa_recording_report(s->rec, r), &a);
+		pk_oa_report_header(dec, pk_oa_recording_report(s->rec, r + 1), &b);
+		if ((p = room(k, 200 + strlen(reason)))) {
+			if (r > g->first)
+				*p++ = ',';
+			p = PUT_LITERAL(p, "{\"reason\":\"");
+			p = put_str(p, reason);
+			p = PUT_LITERAL(p, "\",");
+			p = put_json_span(p, a.timestamp, b.timestamp,
+					  pk_oa_recording_cpu_time(s->rec, a.timestamp),
+					  pk_oa_recording_cpu_time(s->rec, b.timestamp));
+			*p++ = ',';
+			wrote(k, p);
 		}
-		fputc(']', f);
+		json_counters(c, k, row && pk_oa_summary_pair(s, r, row, NULL) == 0 ? row : NULL);
+		if ((p = room(k, 1)))
+			wrote(k, PUT_LITERAL(p, "}"));
+		flush_if_full(k);
 	}
-	fputc('}', f);
+	if ((p = room(k, 2))) {
+		if (c->per_report)
+			*p++ = ']';
+		*p++ = '}';
+		wrote(k, p);
+	}
 }
 
 int pk_oa_summary_print_json(const struct pk_oa_summary *s, FILE *f, bool per_report,
 			     struct pk_diag *diag)
 {
 	const struct pk_oa_device_info *di = pk_oa_recording_device(s->rec);
-	const struct pk_oa_timeline *tl = &s->tl;
-	struct pk_oa_value *row = NULL;
+	struct sink k = { .f = f };
+	char *p;
 
-	fprintf(f, "{\"device\":{\"pci_id\":%u,\"platform\":", di->device_id);
-	json_str(f, s->platform ? s->platform->name : "unknown");
-	fprintf(f, ",\"graphics_ver\":%d},\"metric_set\":{\"name\":", pk_oa_recording_graphics_ver(s->rec));
-	json_str(f, s->set ? s->set->name : di->metric_set_name);
-	fputs(",\"symbol\":", f);
-	json_str(f, s->set ? s->set->symbol_name : di->metric_set_name);
-	fputs(",\"uuid\":", f);
-	json_str(f, s->set && s->set->hw_config_guid ? s->set->hw_config_guid : di->metric_set_uuid);
-	fprintf(f, "},\"reports\":%zu,\"lost\":%" PRIu64 ",\"segments\":[", tl->n_reports, s->lost);
-	if (s->set && !(row = alloc_row(s)))
-		return pk_diag_fail(diag, -ENOMEM, "out of memory");
-	print_segments(s, f, json_segment, per_report, row);
-	fputs("]}\n", f);
-	free(row);
-	return finish(f, diag);
+	if ((p = room(&k, 64))) {
+		p = PUT_LITERAL(p, "{\"device\":{\"pci_id\":");
+		p = put_uint(p, di->device_id);
+		wrote(&k, PUT_LITERAL(p, ",\"platform\":"));
+	}
+	sink_json_str(&k, s->platform ? s->platform->name : "unknown");
+	if ((p = room(&k, 64))) {
+		p = PUT_LITERAL(p, ",\"graphics_ver\":");
+		p = put_uint(p, (uint64_t)pk_oa_recording_graphics_ver(s->rec));
+		wrote(&k, PUT_LITERAL(p, "},\"metric_set\":{\"name\":"));
+	}
+	sink_json_str(&k, s->set ? s->set->name : di->metric_set_name);
+	if ((p = room(&k, 16)))
+		wrote(&k, PUT_LITERAL(p, ",\"symbol\":"));
+	sink_json_str(&k, s->set ? s->set->symbol_name : di->metric_set_name);
+	if ((p = room(&k, 16)))
+		wrote(&k, PUT_LITERAL(p, ",\"uuid\":"));
+	sink_json_str(&k, s->set && s->set->hw_config_guid ? s->set->hw_config_guid : di->metric_set_uuid);
+	if ((p = room(&k, 80))) {
+		p = PUT_LITERAL(p, "},\"reports\":");
+		p = put_uint(p, s->tl.n_reports);
+		p = PUT_LITERAL(p, ",\"lost\":");
+		p = put_uint(p, s->lost);
+		wrote(&k, PUT_LITERAL(p, ",\"segments\":["));
+	}
+	return print_all(s, f, &k, json_segment, per_report, true, "]}\n", diag);
 }

@@ -114,6 +114,13 @@ grep -q "counter 'NoSuch' not in metric set 'RenderBasic'" "$TMP/u.err" && pass 
 "$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics-dir "$TMP" 2>"$TMP/u.err" >/dev/null; is "$?" 2 "no metric file: exit 2"
 grep -q "no metric file for platform 'bdw'" "$TMP/u.err" && pass "missing metric file named" || fail "missing metric file named" "$(cat "$TMP/u.err")"
 "$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --bogus 2>/dev/null; is "$?" 2 "unknown option: exit 2"
+# a full disk: the write error is said, exit 1 (text and JSON, with per-report lines)
+for j in "" --json; do
+	"$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics-dir "$M" -c all --per-report $j >/dev/full 2>"$TMP/full.err"
+	is "$?" 1 "report ${j:-text} to a full disk: exit 1"
+	grep -q "cannot write the report: No space left on device" "$TMP/full.err" && pass "report ${j:-text} to a full disk says so" ||
+		fail "report ${j:-text} to a full disk says so" "$(cat "$TMP/full.err")"
+done
 "$PERFKIT" oa frobnicate 2>/dev/null; is "$?" 2 "unknown oa command: exit 2"
 head -c 100 "$D/bdw_renderbasic.i915perf" >"$TMP/trunc.i915perf"
 "$PERFKIT" oa report "$TMP/trunc.i915perf" --metrics-dir "$M" 2>"$TMP/u.err" >/dev/null; is "$?" 2 "truncated recording: exit 2"

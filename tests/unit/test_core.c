@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,6 +214,48 @@ static void test_fixed6(void)
 	ok(bad == 0, "fixed6: 200,000 random doubles over the whole exponent range");
 }
 
+/* pk_fmt_uint against "%" PRIu64: every length, each side of every power of ten, random values. */
+static void test_fmt_uint(void)
+{
+	uint64_t state = 7, p10 = 1;
+	int bad = 0, checked = 0;
+
+	for (int e = 0; e < 20; e++, p10 *= 10)
+		for (int64_t d = -2; d <= 2; d++) {
+			uint64_t v = p10 + (uint64_t)d;
+			char want[32], got[32];
+			size_t n = pk_fmt_uint(got, v);
+
+			snprintf(want, sizeof(want), "%" PRIu64, v);
+			got[n] = '\0';
+			bad += strcmp(got, want) != 0;
+			checked++;
+		}
+	for (int k = 0; k < 200000; k++) {
+		uint64_t r = pk_hash_mix64(++state);
+		uint64_t v = r >> (r % 64);    /* every magnitude */
+		char want[32], got[32];
+		size_t n = pk_fmt_uint(got, v);
+
+		snprintf(want, sizeof(want), "%" PRIu64, v);
+		got[n] = '\0';
+		if (strcmp(got, want) != 0 && bad++ < 5)
+			diag("%s: pk_fmt_uint '%s'", want, got);
+		checked++;
+	}
+	{
+		char got[32];
+		size_t n = pk_fmt_uint(got, UINT64_MAX);
+
+		got[n] = '\0';
+		bad += strcmp(got, "18446744073709551615") != 0;
+		n = pk_fmt_uint(got, 0);
+		got[n] = '\0';
+		bad += strcmp(got, "0") != 0;
+	}
+	ok(bad == 0, "pk_fmt_uint: %d values print as %%" PRIu64 " does, 0 and UINT64_MAX too", checked + 2);
+}
+
 int main(void)
 {
 	test_diag();
@@ -222,5 +265,6 @@ int main(void)
 	test_files();
 	test_workload();
 	test_fixed6();
+	test_fmt_uint();
 	return done_testing();
 }
