@@ -1,6 +1,7 @@
 /*
  * The RPN equations of Intel's metric XML: compiled once into a flat program
- * of typed stack operations, then evaluated on accumulated OA deltas with
+ * of typed stack operations (for a metric set, specialized then for its
+ * device and report format), then evaluated on accumulated OA deltas with
  * the semantics of the C code IGT generates from the same equations
  * (perf-equations-codegen.py; ../shared/reference/gpu.md 4.2-4.4), so that
  * every number matches i915-perf-reader's.
@@ -667,7 +668,11 @@ void oa_prog_specialize(struct code *c, struct prog *p, const struct pk_oa_env *
 
 	for (uint32_t i = 0; i < p->n; i++) {
 		struct insn x = v[i];
-		/* operands: the constants that the last 1 or 2 instructions kept push */
+		/*
+		 * every instruction leaves one value on top, so an operator's
+		 * operands are constants when the last 1 (NOT) or 2 kept
+		 * instructions push constants
+		 */
 		uint32_t argc = x.op == I_NOT ? 1 : x.op > I_DELTA ? 2 : 0;
 
 		if (x.op == I_VAR) {

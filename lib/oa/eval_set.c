@@ -1,9 +1,9 @@
 /*
  * A metric set compiled for one device: availability predicates decided
  * with the device's variables, every equation and max equation compiled
- * once (eval.c), counters ordered so that $Counter references are computed
- * before their users (cycles rejected), then evaluated on any number of
- * delta arrays.
+ * once and specialized for the device and report format (eval.c), counters
+ * ordered so that $Counter references are computed before their users
+ * (cycles rejected), then evaluated on any number of delta arrays.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -52,8 +52,9 @@ static char *room(struct sink *k, size_t n)
 {
 	if (k->failed)
 		return NULL;
-	if (k->cap - k->len < n &&
-	    pk_array_grow((void **)&k->buf, &k->cap, k->len + n, 1, 64 * 1024)) {
+	/* a buffer even for 0 bytes: the pointer returned is always a real one */
+	if ((k->cap - k->len < n || !k->buf) &&
+	    pk_array_grow((void **)&k->buf, &k->cap, k->len + n ? k->len + n : 1, 1, 64 * 1024)) {
 		k->failed = true;
 		return NULL;
 	}
