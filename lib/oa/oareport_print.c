@@ -18,9 +18,9 @@
  *
  * A -c all run prints hundreds of thousands of lines, so they are not
  * printed one by one through stdio: each counter's label ("   Name: ", or
- * "\"Name\":" in JSON) is built once, lines are formatted into a buffer
- * (struct sink) and written in large pieces, and blocks of segments are
- * formatted on two threads.
+ * "\"Name\":" in JSON) is built once, lines are formatted into core's
+ * output buffer (core/obuf.h) and written a megabyte at a time, and blocks
+ * of segments are formatted on two threads.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -30,56 +30,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <perfkit/oa.h>
+#include "core/obuf.h"
 
-/* ---- text in a buffer ---------------------------------------------------------- */
-
-/* Written out once this much is formatted. */
-#define FLUSH_AT (256 * 1024)
-
-/*
- * Text being formatted: written to @f once FLUSH_AT bytes are there (@f
- * NULL: all kept, a block formatted for another thread to write).
- */
-struct sink {
-	char *buf;
-	size_t len, cap;
-	FILE *f;
-	bool failed;              /* out of memory: nothing more is added */
-};
-
-/* Room for @n more bytes after @k's text: where to write them, NULL when out of memory. */
-static char *room(struct sink *k, size_t n)
-{
-	if (k->failed)
-		return NULL;
-	/* a buffer even for 0 bytes: the pointer returned is always a real one */
-	if ((k->cap - k->len < n || !k->buf) &&
-	    pk_array_grow((void **)&k->buf, &k->cap, k->len + n ? k->len + n : 1, 1, 64 * 1024)) {
-		k->failed = true;
-		return NULL;
-	}
-	return k->buf + k->len;
-}
-
-/* The text now ends at @end (written after room()'s pointer). */
-static void wrote(struct sink *k, const char *end)
-{
-	k->len = (size_t)(end - k->buf);
-}
-
-static void flush(struct sink *k)
-{
-	if (k->f && k->len)
-		fwrite_unlocked(k->buf, 1, k->len, k->f);
-	if (k->f)
-		k->len = 0;
-}
-
-static void flush_if_full(struct sink *k)
-{
-	if (k->len >= FLUSH_AT)
-		flush(k);
-}
+/* ---- text --------------------------------------------------------------------- */
 
 static char *put(char *p, const char *str, size_t n)
 {
@@ -99,46 +52,41 @@ static char *put_uint(char *p, uint64_t v)
 	return p + pk_fmt_uint(p, v);
 }
 
-/* @v as "%x" (lowercase, no leading zeros) or, @width 16, as "%016x". */
-static char *put_hex(char *p, uint64_t v, int width)
-{
-	static const char digits[] = "0123456789abcdef";
-	int n = width;
+static const char hex_digits[] = "0123456789abcdef";
 
-	if (!n)
-		for (n = 1; n < 16 && v >> (4 * n); n++)
-			;
-	for (int i = n - 1; i >= 0; i--, v >>= 4)
-		p[i] = digits[v & 15];
-	return p + n;
+/* @v as "%016" PRIx64. */
+static char *put_hex16(char *p, uint64_t v)
+{
+	for (int i = 15; i >= 0; i--, v >>= 4)
+		p[i] = hex_digits[v & 15];
+	return p + 16;
 }
 
-/* @str as a JSON string (with its quotes); at most 6 bytes per byte of @str, plus 2. */
-static char *put_json_str(char *p, const char *str)
+/* Byte @c of a JSON string, escaped where it must be (at most 6 bytes). */
+static char *put_json_char(char *p, unsigned char c)
 {
-	*p++ = '"';
-	for (const unsigned char *c = (const unsigned char *)str; *c; c++) {
-		if (*c == '"' || *c == '\\') {
-			*p++ = '\\';
-			*p++ = (char)*c;
-		} else if (*c < 0x20) {
-			p = PUT_LITERAL(p, "\\u00");
-			p = put_hex(p, *c >> 4, 1);
-			p = put_hex(p, *c & 15, 1);
-		} else {
-			*p++ = (char)*c;
-		}
+	if (c == '"' || c == '\\') {
+		*p++ = '\\';
+	} else if (c < 0x20) {
+		p = PUT_LITERAL(p, "\\u00");
+		*p++ = hex_digits[c >> 4];
+		c = (unsigned char)hex_digits[c & 15];
 	}
-	*p++ = '"';
+	*p++ = (char)c;
 	return p;
 }
 
-static void sink_json_str(struct sink *k, const char *str)
+/* @str as a JSON string, with its quotes (names from a metric file: any length). */
+static void obuf_json_str(struct pk_obuf *o, const char *str)
 {
-	char *p = room(k, 6 * strlen(str) + 2);
+	pk_obuf_putc(o, '"');
+	for (const unsigned char *c = (const unsigned char *)str; *c; c++) {
+		char *p = pk_obuf_room(o, 6);
 
-	if (p)
-		wrote(k, put_json_str(p, str));
+		if (p)
+			pk_obuf_wrote(o, put_json_char(p, *c));
+	}
+	pk_obuf_putc(o, '"');
 }
 
 /* ---- counter values ------------------------------------------------------------- */
@@ -160,10 +108,9 @@ static const char *igt_reason(const struct pk_oa_summary *s, size_t i)
 struct labels {
 	char *text;
 	size_t *end;
-	size_t longest;
 };
 
-/* Labels "   Name: " (text) or "\"Name\":" (@json) of @s's selected counters. */
+/* Labels "   Name: " (text) or "\"Name\":" (@json; ",\"Name\":" after the first) of @s's selected counters. */
 static int labels_init(struct labels *l, const struct pk_oa_summary *s, bool json)
 {
 	size_t len = 0;
@@ -171,7 +118,7 @@ static int labels_init(struct labels *l, const struct pk_oa_summary *s, bool jso
 
 	memset(l, 0, sizeof(*l));
 	for (size_t k = 0; k < s->n_sel; k++)
-		len += 6 * strlen(s->set->counters[s->sel[k]].symbol_name) + 5;
+		len += 6 * strlen(s->set->counters[s->sel[k]].symbol_name) + 6;
 	l->text = malloc(len ? len : 1);
 	l->end = calloc(s->n_sel ? s->n_sel : 1, sizeof(*l->end));
 	if (!l->text || !l->end)
@@ -179,19 +126,20 @@ static int labels_init(struct labels *l, const struct pk_oa_summary *s, bool jso
 	p = l->text;
 	for (size_t k = 0; k < s->n_sel; k++) {
 		const char *name = s->set->counters[s->sel[k]].symbol_name;
-		char *start = p;
 
 		if (json) {
-			p = put_json_str(p, name);
-			*p++ = ':';
+			if (k)
+				*p++ = ',';
+			*p++ = '"';
+			for (const char *c = name; *c; c++)
+				p = put_json_char(p, (unsigned char)*c);
+			p = PUT_LITERAL(p, "\":");
 		} else {
 			p = PUT_LITERAL(p, "   ");
 			p = put_str(p, name);
 			p = PUT_LITERAL(p, ": ");
 		}
 		l->end[k] = (size_t)(p - l->text);
-		if ((size_t)(p - start) > l->longest)
-			l->longest = (size_t)(p - start);
 	}
 	return 0;
 }
@@ -205,7 +153,7 @@ static void labels_release(struct labels *l)
 /* What a segment printer needs: the summary, its labels, and how to print. */
 struct print_ctx;
 /* Prints segment @i into @k (@row: room for a set's values, NULL without a set). */
-typedef void print_segment_fn(const struct print_ctx *c, struct sink *k, size_t i,
+typedef void print_segment_fn(const struct print_ctx *c, struct pk_obuf *k, size_t i,
 			      struct pk_oa_value *row);
 
 struct print_ctx {
@@ -215,64 +163,69 @@ struct print_ctx {
 	struct labels lab;
 };
 
-static char *put_label(char *p, const struct labels *l, size_t k)
+/*
+ * Label @j written, and where @value_max more bytes fit after it (NULL: out
+ * of memory). A label longer than the buffer (a hostile metric file) is
+ * written in pieces.
+ */
+static char *put_label(struct pk_obuf *o, const struct labels *l, size_t j, size_t value_max)
 {
-	size_t from = k ? l->end[k - 1] : 0;
+	size_t from = j ? l->end[j - 1] : 0, n = l->end[j] - from;
+	char *p = pk_obuf_room(o, n + value_max);
 
-	return put(p, l->text + from, l->end[k] - from);
+	if (p)
+		return put(p, l->text + from, n);
+	pk_obuf_write(o, l->text + from, n);
+	return pk_obuf_room(o, value_max);
 }
 
 /*
  * "   Name: value" lines, as the reader prints them (%f for floats, through
  * pk_format_fixed6): most of the output of -c all.
  */
-static void text_counters(const struct print_ctx *c, struct sink *k, const struct pk_oa_value *v)
+static void text_counters(const struct print_ctx *c, struct pk_obuf *o, const struct pk_oa_value *v)
 {
 	const struct pk_oa_summary *s = c->s;
-	char *p = room(k, s->n_sel * (c->lab.longest + PK_FIXED6_MAX + 1));
 
-	if (!p)
-		return;
 	for (size_t j = 0; j < s->n_sel; j++) {
 		const struct pk_oa_value *x = &v[s->sel[j]];
+		char *p = put_label(o, &c->lab, j, PK_FIXED6_MAX + 1);
 
-		p = put_label(p, &c->lab, j);
+		if (!p)
+			return;
 		if (x->type == PK_OA_FLOAT)
 			p += pk_format_fixed6(x->f, p);
 		else
 			p = put_uint(p, x->u);
 		*p++ = '\n';
+		pk_obuf_wrote(o, p);
 	}
-	wrote(k, p);
 }
 
 /* Longest "%.17g" of a double ("-2.2250738585072014e-308"), with room to spare. */
 #define G17_MAX 32
 
 /* "counters":{"Name":value,...}, empty without values (@v NULL). */
-static void json_counters(const struct print_ctx *c, struct sink *k, const struct pk_oa_value *v)
+static void json_counters(const struct print_ctx *c, struct pk_obuf *o, const struct pk_oa_value *v)
 {
 	const struct pk_oa_summary *s = c->s;
-	char *p = room(k, 16 + s->n_sel * (c->lab.longest + G17_MAX + 1));
 
-	if (!p)
-		return;
-	p = PUT_LITERAL(p, "\"counters\":{");
+	pk_obuf_puts(o, "\"counters\":{");
 	for (size_t j = 0; v && j < s->n_sel; j++) {
 		const struct pk_oa_value *x = &v[s->sel[j]];
+		char *p = put_label(o, &c->lab, j, G17_MAX);
 
-		if (j)
-			*p++ = ',';
-		p = put_label(p, &c->lab, j);
+		if (!p)
+			return;
 		if (x->type == PK_OA_UINT64)
 			p = put_uint(p, x->u);
 		else if (isfinite(x->f))
 			p += snprintf(p, G17_MAX, "%.17g", x->f);
 		else
 			p = PUT_LITERAL(p, "null");
+		pk_obuf_wrote(o, p);
 	}
-	*p++ = '}';
-	wrote(k, p);
+	pk_obuf_putc(o, '}');
 }
 
 /* ---- segments on two threads -------------------------------------------------- */
@@ -283,7 +236,7 @@ static void json_counters(const struct print_ctx *c, struct sink *k, const struc
 
 /* A block formatted in memory, in a buffer kept from block to block. */
 struct block_text {
-	struct sink k;
+	struct pk_obuf k;
 	bool ready;
 };
 
@@ -301,13 +254,12 @@ struct printer {
 	size_t taken;              /* worker blocks written out (their slots free again) */
 };
 
-static void print_block(const struct print_ctx *c, struct sink *k, size_t b, struct pk_oa_value *row)
+static void print_block(const struct print_ctx *c, struct pk_obuf *k, size_t b, struct pk_oa_value *row)
 {
 	size_t n = c->s->tl.n_segments, end = (b + 1) * BLOCK_SEGMENTS;
 
 	for (size_t i = b * BLOCK_SEGMENTS; i < end && i < n; i++) {
 		c->fn(c, k, i, row);
-		flush_if_full(k);
 	}
 }
 
@@ -324,7 +276,7 @@ static void *format_odd_blocks(void *arg)
 	struct pk_oa_value *row = p->c->s->set ? alloc_row(p->c->s) : NULL;
 
 	for (size_t j = 0; 2 * j + 1 < p->n_blocks; j++) {
-		struct sink k;
+		struct pk_obuf k;
 
 		pthread_mutex_lock(&p->mu);
 		while (j >= p->taken + 2)
@@ -332,9 +284,12 @@ static void *format_odd_blocks(void *arg)
 		k = p->slot[j % 2].k;
 		pthread_mutex_unlock(&p->mu);
 		k.len = 0;
-		/* without a row (out of memory) the block fails: the writer formats it */
-		k.failed = !row && p->c->s->set;
-		print_block(p->c, &k, 2 * j + 1, row);
+		k.err = 0;
+		/* out of memory: the block fails, and the writer formats it */
+		if ((!k.buf && pk_obuf_init(&k, NULL)) || (!row && p->c->s->set))
+			k.err = -ENOMEM;
+		else
+			print_block(p->c, &k, 2 * j + 1, row);
 		pthread_mutex_lock(&p->mu);
 		p->slot[j % 2].k = k;
 		p->slot[j % 2].ready = true;
@@ -346,7 +301,7 @@ static void *format_odd_blocks(void *arg)
 }
 
 /* Every segment through c->fn into @k, in order; the same output on one thread or two. */
-static void print_segments(const struct print_ctx *c, struct sink *k, struct pk_oa_value *row)
+static void print_segments(const struct print_ctx *c, struct pk_obuf *k, struct pk_oa_value *row)
 {
 	size_t n = c->s->tl.n_segments;
 	struct printer p = { .c = c, .n_blocks = (n + BLOCK_SEGMENTS - 1) / BLOCK_SEGMENTS,
@@ -356,10 +311,8 @@ static void print_segments(const struct print_ctx *c, struct sink *k, struct pk_
 	/* with per_report one segment may print millions of lines: not in memory */
 	if (c->per_report || p.n_blocks < PARALLEL_MIN_BLOCKS || sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
 	    pthread_create(&worker, NULL, format_odd_blocks, &p) != 0) {
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < n; i++)
 			c->fn(c, k, i, row);
-			flush_if_full(k);
-		}
 		return;
 	}
 	for (size_t b = 0; b < p.n_blocks; b++) {
@@ -373,8 +326,8 @@ static void print_segments(const struct print_ctx *c, struct sink *k, struct pk_
 		while (!t->ready)
 			pthread_cond_wait(&p.cv, &p.mu);
 		pthread_mutex_unlock(&p.mu);
-		if (!t->k.failed) {
-			flush(k);
+		if (!t->k.err) {
+			pk_obuf_flush(k);
 			fwrite_unlocked(t->k.buf, 1, t->k.len, k->f);
 		} else {
 			print_block(c, k, b, row);
@@ -387,75 +340,70 @@ static void print_segments(const struct print_ctx *c, struct sink *k, struct pk_
 		pthread_mutex_unlock(&p.mu);
 	}
 	pthread_join(worker, NULL);
-	free(p.slot[0].k.buf);
-	free(p.slot[1].k.buf);
+	pk_obuf_release(&p.slot[0].k);
+	pk_obuf_release(&p.slot[1].k);
 	pthread_cond_destroy(&p.cv);
 	pthread_mutex_destroy(&p.mu);
 }
 
 /*
- * Every segment of @s through @fn into @f after what @k holds (the
- * header), then what @tail says; @json picks the labels. 0, -ENOMEM or
- * -EIO.
+ * Every segment of @s through @fn into @k (writing to @f, after the header
+ * it holds), then @tail; @json picks the labels. @k is released. 0,
+ * -ENOMEM or -EIO.
  */
-static int print_all(const struct pk_oa_summary *s, FILE *f, struct sink *k, print_segment_fn *fn,
+static int print_all(const struct pk_oa_summary *s, FILE *f, struct pk_obuf *k, print_segment_fn *fn,
 		     bool per_report, bool json, const char *tail, struct pk_diag *diag)
 {
 	struct print_ctx c = { .s = s, .fn = fn, .per_report = per_report };
 	struct pk_oa_value *row = NULL;
-	int err = 0;
+	int err;
 
-	if ((s->set && (labels_init(&c.lab, s, json) || !(row = alloc_row(s)))) || k->failed) {
+	if (s->set && (labels_init(&c.lab, s, json) || !(row = alloc_row(s)))) {
 		err = -ENOMEM;
 	} else {
 		print_segments(&c, k, row);
-		if (tail) {
-			char *p = room(k, strlen(tail));
-
-			if (p)
-				wrote(k, put_str(p, tail));
-		}
-		if (k->failed)
-			err = -ENOMEM;
-		flush(k);
+		if (tail)
+			pk_obuf_puts(k, tail);
+		err = pk_obuf_flush(k);
 	}
 	free(row);
 	labels_release(&c.lab);
-	free(k->buf);
-	if (err)
+	pk_obuf_release(k);
+	if (err == -ENOMEM)
 		return pk_diag_fail(diag, err, "out of memory");
-	if (fflush(f) || ferror(f))
-		return pk_diag_fail(diag, -EIO, "cannot write the report: %s", strerror(errno ? errno : EIO));
+	if (err || fflush(f) || ferror(f))
+		return pk_diag_fail(diag, -EIO, "cannot write the report: %s",
+				    strerror(err ? -err : errno ? errno : EIO));
 	return 0;
 }
 
 /* ---- text ----------------------------------------------------------------------- */
 
 /* Segment @i as the reader prints it, and with c->per_report its report pairs. */
-static void text_segment(const struct print_ctx *c, struct sink *k, size_t i, struct pk_oa_value *row)
+static void text_segment(const struct print_ctx *c, struct pk_obuf *k, size_t i, struct pk_oa_value *row)
 {
 	const struct pk_oa_summary *s = c->s;
 	const struct pk_oa_segment *g = &s->tl.segments[i];
-	char *p = room(k, 128);
+	char *p = pk_obuf_room(k, 128);
 
 	if (!p)
 		return;
 	p = PUT_LITERAL(p, "Time: CPU=0x");
-	p = put_hex(p, g->cpu_ns_start, 16);
+	p = put_hex16(p, g->cpu_ns_start);
 	p = PUT_LITERAL(p, "-0x");
-	p = put_hex(p, g->cpu_ns_end, 16);
+	p = put_hex16(p, g->cpu_ns_end);
 	p = PUT_LITERAL(p, " GPU=0x");
-	p = put_hex(p, (uint64_t)g->gpu_ts_start, 16);
+	p = put_hex16(p, (uint64_t)g->gpu_ts_start);
 	p = PUT_LITERAL(p, "-0x");
-	p = put_hex(p, (uint64_t)g->gpu_ts_end, 16);
+	p = put_hex16(p, (uint64_t)g->gpu_ts_end);
 	if (g->ctx_id == PK_OA_CTX_INVALID) {
 		p = PUT_LITERAL(p, "\nhw_id=0xffffffff (idle)\n");
 	} else {
 		p = PUT_LITERAL(p, "\nhw_id=0x");
-		p = put_hex(p, g->ctx_id, 0);
+		p = p + pk_fmt_hex(p, g->ctx_id);
 		p = PUT_LITERAL(p, " \n");
 	}
-	wrote(k, p);
+	pk_obuf_wrote(k, p);
 	if (row && pk_oa_summary_values(s, i, row) == 0)
 		text_counters(c, k, row);
 	if (!c->per_report)
@@ -463,17 +411,16 @@ static void text_segment(const struct print_ctx *c, struct sink *k, size_t i, st
 	for (size_t r = g->first; r < g->end; r++) {
 		const char *reason = igt_reason(s, r);
 
-		if ((p = room(k, 40 + strlen(reason)))) {
+		if ((p = pk_obuf_room(k, 40 + strlen(reason)))) {
 			p = PUT_LITERAL(p, " report");
 			p = put_uint(p, r - g->first);
 			p = PUT_LITERAL(p, " = ");
 			p = put_str(p, reason);
 			*p++ = '\n';
-			wrote(k, p);
+			pk_obuf_wrote(k, p);
 		}
 		if (row && pk_oa_summary_pair(s, r, row, NULL) == 0)
 			text_counters(c, k, row);
-		flush_if_full(k);
 	}
 }
 
@@ -482,8 +429,10 @@ int pk_oa_summary_print(const struct pk_oa_summary *s, FILE *f, bool per_report,
 {
 	const struct pk_oa_device_info *di = pk_oa_recording_device(s->rec);
 	const struct pk_oa_timeline *tl = &s->tl;
-	struct sink k = { .f = f };
+	struct pk_obuf k;
 
+	if (pk_obuf_init(&k, f))
+		return pk_diag_fail(diag, -ENOMEM, "out of memory");
 	fprintf(f, "Recorded on device=0x%x(%s) graphics_ver=%d\n", di->device_id,
 		s->platform ? s->platform->name : "unknown", pk_oa_recording_graphics_ver(s->rec));
 	if (s->set)
@@ -529,12 +478,12 @@ static char *put_json_span(char *p, uint64_t gs, uint64_t ge, uint64_t cs, uint6
 }
 
 /* Segment @i as a JSON object (after a comma unless first). */
-static void json_segment(const struct print_ctx *c, struct sink *k, size_t i, struct pk_oa_value *row)
+static void json_segment(const struct print_ctx *c, struct pk_obuf *k, size_t i, struct pk_oa_value *row)
 {
 	const struct pk_oa_summary *s = c->s;
 	const struct pk_oa_segment *g = &s->tl.segments[i];
 	const struct pk_oa_decoder *dec = pk_oa_recording_decoder(s->rec);
-	char *p = room(k, 256);
+	char *p = pk_obuf_room(k, 256);
 
 	if (!p)
 		return;
@@ -547,17 +496,17 @@ static void json_segment(const struct print_ctx *c, struct sink *k, size_t i, st
 	p = PUT_LITERAL(p, ",\"reports\":");
 	p = put_uint(p, g->n_reports);
 	*p++ = ',';
-	wrote(k, p);
+	pk_obuf_wrote(k, p);
 	json_counters(c, k, row && pk_oa_summary_values(s, i, row) == 0 ? row : NULL);
-	if (c->per_report && (p = room(k, 16)))
-		wrote(k, PUT_LITERAL(p, ",\"per_report\":["));
+	if (c->per_report)
+		pk_obuf_puts(k, ",\"per_report\":[");
 	for (size_t r = g->first; c->per_report && r < g->end; r++) {
 		const char *reason = igt_reason(s, r);
 		struct pk_oa_report a, b;
 
 		pk_oa_report_header(dec, pk_oa_recording_report(s->rec, r), &a);
 		pk_oa_report_header(dec, pk_oa_recording_report(s->rec, r + 1), &b);
-		if ((p = room(k, 200 + strlen(reason)))) {
+		if ((p = pk_obuf_room(k, 200 + strlen(reason)))) {
 			if (r > g->first)
 				*p++ = ',';
 			p = PUT_LITERAL(p, "{\"reason\":\"");
@@ -567,52 +516,45 @@ static void json_segment(const struct print_ctx *c, struct sink *k, size_t i, st
 					  pk_oa_recording_cpu_time(s->rec, a.timestamp),
 					  pk_oa_recording_cpu_time(s->rec, b.timestamp));
 			*p++ = ',';
-			wrote(k, p);
+			pk_obuf_wrote(k, p);
 		}
 		json_counters(c, k, row && pk_oa_summary_pair(s, r, row, NULL) == 0 ? row : NULL);
-		if ((p = room(k, 1)))
-			wrote(k, PUT_LITERAL(p, "}"));
-		flush_if_full(k);
+		pk_obuf_putc(k, '}');
 	}
-	if ((p = room(k, 2))) {
-		if (c->per_report)
-			*p++ = ']';
-		*p++ = '}';
-		wrote(k, p);
-	}
+	pk_obuf_puts(k, c->per_report ? "]}" : "}");
 }
 
 int pk_oa_summary_print_json(const struct pk_oa_summary *s, FILE *f, bool per_report,
 			     struct pk_diag *diag)
 {
 	const struct pk_oa_device_info *di = pk_oa_recording_device(s->rec);
-	struct sink k = { .f = f };
+	struct pk_obuf k;
 	char *p;
 
-	if ((p = room(&k, 64))) {
+	if (pk_obuf_init(&k, f))
+		return pk_diag_fail(diag, -ENOMEM, "out of memory");
+	if ((p = pk_obuf_room(&k, 64))) {
 		p = PUT_LITERAL(p, "{\"device\":{\"pci_id\":");
 		p = put_uint(p, di->device_id);
-		wrote(&k, PUT_LITERAL(p, ",\"platform\":"));
+		pk_obuf_wrote(&k, PUT_LITERAL(p, ",\"platform\":"));
 	}
-	sink_json_str(&k, s->platform ? s->platform->name : "unknown");
-	if ((p = room(&k, 64))) {
+	obuf_json_str(&k, s->platform ? s->platform->name : "unknown");
+	if ((p = pk_obuf_room(&k, 64))) {
 		p = PUT_LITERAL(p, ",\"graphics_ver\":");
 		p = put_uint(p, (uint64_t)pk_oa_recording_graphics_ver(s->rec));
-		wrote(&k, PUT_LITERAL(p, "},\"metric_set\":{\"name\":"));
+		pk_obuf_wrote(&k, PUT_LITERAL(p, "},\"metric_set\":{\"name\":"));
 	}
-	sink_json_str(&k, s->set ? s->set->name : di->metric_set_name);
-	if ((p = room(&k, 16)))
-		wrote(&k, PUT_LITERAL(p, ",\"symbol\":"));
-	sink_json_str(&k, s->set ? s->set->symbol_name : di->metric_set_name);
-	if ((p = room(&k, 16)))
-		wrote(&k, PUT_LITERAL(p, ",\"uuid\":"));
-	sink_json_str(&k, s->set && s->set->hw_config_guid ? s->set->hw_config_guid : di->metric_set_uuid);
-	if ((p = room(&k, 80))) {
+	obuf_json_str(&k, s->set ? s->set->name : di->metric_set_name);
+	pk_obuf_puts(&k, ",\"symbol\":");
+	obuf_json_str(&k, s->set ? s->set->symbol_name : di->metric_set_name);
+	pk_obuf_puts(&k, ",\"uuid\":");
+	obuf_json_str(&k, s->set && s->set->hw_config_guid ? s->set->hw_config_guid : di->metric_set_uuid);
+	if ((p = pk_obuf_room(&k, 80))) {
 		p = PUT_LITERAL(p, "},\"reports\":");
 		p = put_uint(p, s->tl.n_reports);
 		p = PUT_LITERAL(p, ",\"lost\":");
 		p = put_uint(p, s->lost);
-		wrote(&k, PUT_LITERAL(p, ",\"segments\":["));
+		pk_obuf_wrote(&k, PUT_LITERAL(p, ",\"segments\":["));
 	}
 	return print_all(s, f, &k, json_segment, per_report, true, "]}\n", diag);
 }

@@ -1,7 +1,7 @@
 /*
- * Private declarations of the script module: the output buffer with its
- * hand-written number formatting, per-event-type field sets, and the
- * tracing-data (libtraceevent) glue.
+ * Private declarations of the script module: per-event-type field sets and
+ * the tracing-data (libtraceevent) glue; its output buffer is core's
+ * (core/obuf.h).
  */
 #ifndef PK_SCRIPT_INTERNAL_H
 #define PK_SCRIPT_INTERNAL_H
@@ -9,60 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <perfkit/script.h>
-
-/* ---- output buffer (out.c) ---- */
-
-#define PK_OBUF_SIZE (1u << 20)
-
-struct pk_obuf {
-	char *buf;
-	size_t len;
-	FILE *f;
-	int err;                     /* first write error, -errno */
-};
-
-int pk_obuf_init(struct pk_obuf *o, FILE *f);
-void pk_obuf_release(struct pk_obuf *o);
-int pk_obuf_flush(struct pk_obuf *o);
-
-/* Make sure @n more bytes fit (flushes when the buffer is nearly full). */
-static inline char *pk_obuf_room(struct pk_obuf *o, size_t n)
-{
-	if (o->len + n > PK_OBUF_SIZE) {
-		pk_obuf_flush(o);
-		if (n > PK_OBUF_SIZE)
-			return NULL;
-	}
-	return o->buf + o->len;
-}
-
-void pk_obuf_write(struct pk_obuf *o, const char *s, size_t n);
-static inline void pk_obuf_puts(struct pk_obuf *o, const char *s)
-{
-	pk_obuf_write(o, s, strlen(s));
-}
-static inline void pk_obuf_putc(struct pk_obuf *o, char c)
-{
-	char *p = pk_obuf_room(o, 1);
-
-	if (p) {
-		*p = c;
-		o->len++;
-	}
-}
-void pk_obuf_spaces(struct pk_obuf *o, size_t n);
-/* @s right-aligned in @width ("%*s"), or left-aligned when @width < 0 ("%-*s"). */
-void pk_obuf_pad(struct pk_obuf *o, const char *s, size_t n, int width);
-/* Decimal (signed) right-aligned in @width, or left-aligned when @width < 0. */
-void pk_obuf_int(struct pk_obuf *o, int64_t v, int width);
-void pk_obuf_uint(struct pk_obuf *o, uint64_t v, int width);
-/* Lower-case hex without prefix, right-aligned in @width ("%*lx"). */
-void pk_obuf_hex(struct pk_obuf *o, uint64_t v, int width);
-/* printf's "%#lx": "0" for zero, else "0x..." */
-void pk_obuf_hex_alt(struct pk_obuf *o, uint64_t v);
-void pk_obuf_printf(struct pk_obuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Format into a small char array: helpers return the length (decimal: pk_fmt_uint, core.h). */
-size_t pk_fmt_hex(char *p, uint64_t v);
+#include "core/obuf.h"
 
 /* ---- field sets (fields.c) ---- */
 

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <perfkit/core.h>
+#include "core/obuf.h"
 #include "../tap.h"
 
 static void test_diag(void)
@@ -256,6 +257,54 @@ static void test_fmt_uint(void)
 	ok(bad == 0, "pk_fmt_uint: %d values print as %%" PRIu64 " does, 0 and UINT64_MAX too", checked + 2);
 }
 
+/* The output buffer: 3 MiB through a FILE (flushed a megabyte at a time) and in memory (grown). */
+static void test_obuf(void)
+{
+	char *want = malloc(3u << 20), *text = NULL;
+	size_t len = 0, off = 0;
+	FILE *m = open_memstream(&text, &len);
+	struct pk_obuf to_file, in_mem;
+	int bad = 0;
+
+	for (size_t i = 0; i < (3u << 20); i++)
+		want[i] = (char)('a' + i % 23);
+	ok(m && pk_obuf_init(&to_file, m) == 0 && pk_obuf_init(&in_mem, NULL) == 0, "obuf: both kinds set up");
+	/* pieces of every size up to 9,999 bytes, half written in place after pk_obuf_room */
+	for (size_t k = 0; off < (3u << 20); k++) {
+		size_t n = (k * 7919) % 10000;
+		char *p;
+
+		if (n > (3u << 20) - off)
+			n = (3u << 20) - off;
+		if (k % 2) {
+			pk_obuf_write(&to_file, want + off, n);
+			pk_obuf_write(&in_mem, want + off, n);
+		} else {
+			if ((p = pk_obuf_room(&to_file, n)))
+				pk_obuf_wrote(&to_file, (char *)memcpy(p, want + off, n) + n);
+			else
+				bad++;
+			if ((p = pk_obuf_room(&in_mem, n)))
+				pk_obuf_wrote(&in_mem, (char *)memcpy(p, want + off, n) + n);
+			else
+				bad++;
+		}
+		off += n;
+	}
+	bad += pk_obuf_flush(&to_file) != 0 || !m || fflush(m) != 0;
+	ok(!bad && len == (3u << 20) && memcmp(text, want, len) == 0,
+	   "obuf: 3 MiB written to a FILE in order (%zu bytes)", len);
+	ok(pk_obuf_flush(&in_mem) == 0 && in_mem.len == (3u << 20) && memcmp(in_mem.buf, want, in_mem.len) == 0,
+	   "obuf: 3 MiB kept in memory, the buffer grown (%zu bytes)", in_mem.len);
+	ok(pk_obuf_room(&to_file, PK_OBUF_SIZE + 1) == NULL, "obuf: more than a buffer at once is refused with a FILE");
+	pk_obuf_release(&to_file);
+	pk_obuf_release(&in_mem);
+	if (m)
+		fclose(m);
+	free(text);
+	free(want);
+}
+
 int main(void)
 {
 	test_diag();
@@ -266,5 +315,6 @@ int main(void)
 	test_workload();
 	test_fixed6();
 	test_fmt_uint();
+	test_obuf();
 	return done_testing();
 }

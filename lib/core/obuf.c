@@ -1,21 +1,32 @@
 /*
- * The script output buffer: 1 MiB of text written to the caller's FILE with
- * one fwrite per megabyte, and number formatting done by hand (decimal,
- * hex, padding), because perf script's output is mostly numbers and
- * printf's parsing dominates a printf-based printer.
+ * The text output buffer (core/obuf.h): 1 MiB of text written to the
+ * caller's FILE with one fwrite per megabyte, or kept in memory without a
+ * FILE, and number formatting done by hand (decimal, hex, padding), because
+ * long outputs are mostly numbers and printf's parsing dominates a
+ * printf-based printer.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
-#include "script/internal.h"
+#include "core/obuf.h"
 
 int pk_obuf_init(struct pk_obuf *o, FILE *f)
 {
 	o->buf = malloc(PK_OBUF_SIZE);
 	o->len = 0;
+	o->cap = o->buf ? PK_OBUF_SIZE : 0;
 	o->f = f;
-	o->err = 0;
-	return o->buf ? 0 : -ENOMEM;
+	o->err = o->buf ? 0 : -ENOMEM;
+	return o->err;
+}
+
+int pk_obuf_grow(struct pk_obuf *o, size_t n)
+{
+	if (o->err)
+		return o->err;
+	if (pk_array_grow((void **)&o->buf, &o->cap, o->len + n, 1, PK_OBUF_SIZE))
+		o->err = -ENOMEM;
+	return o->err;
 }
 
 void pk_obuf_release(struct pk_obuf *o)
@@ -23,10 +34,13 @@ void pk_obuf_release(struct pk_obuf *o)
 	free(o->buf);
 	o->buf = NULL;
 	o->len = 0;
+	o->cap = 0;
 }
 
 int pk_obuf_flush(struct pk_obuf *o)
 {
+	if (!o->f)
+		return o->err;
 	if (o->len && !o->err && fwrite(o->buf, 1, o->len, o->f) != o->len)
 		o->err = errno ? -errno : -EIO;
 	o->len = 0;
@@ -35,12 +49,23 @@ int pk_obuf_flush(struct pk_obuf *o)
 
 void pk_obuf_write(struct pk_obuf *o, const char *s, size_t n)
 {
+	if (!o->buf)
+		return;
+	if (!o->f) {
+		char *p = n ? pk_obuf_room(o, n) : NULL;
+
+		if (p) {
+			memcpy(p, s, n);
+			o->len += n;
+		}
+		return;
+	}
 	while (n) {
 		size_t room, k;
 
-		if (o->len == PK_OBUF_SIZE)
+		if (o->len == o->cap)
 			pk_obuf_flush(o);
-		room = PK_OBUF_SIZE - o->len;
+		room = o->cap - o->len;
 		k = n < room ? n : room;
 		memcpy(o->buf + o->len, s, k);
 		o->len += k;
