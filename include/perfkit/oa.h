@@ -979,6 +979,7 @@ struct pk_oa_capture_stats {
 	uint64_t enospc;               /* reads refused with ENOSPC */
 	uint64_t correlations;
 	uint64_t file_bytes;           /* the recording's size */
+	uint64_t reports_written;      /* SAMPLE records in the file (reports, unless a write failed) */
 };
 
 /*
@@ -996,7 +997,10 @@ struct pk_oa_capture_stats {
  * perf_stream_paranoid setting, or a period below the kernel's limit),
  * -EINVAL (metric set id, format or exponent refused), -ENODEV (no OA on the
  * device), -ENOENT (metric set unknown to the kernel), -EIO (the stream
- * failed while reading), the output file's -errno. ENOSPC from read() is
+ * failed while reading), the output file's -errno: when a write fails (a
+ * full disk), the file is cut back to the whole records written before it,
+ * the records that did not fit are dropped, the last correlation point is
+ * still tried, and stats say what the file holds. ENOSPC from read() is
  * not an error: the data the kernel could not give is lost, an
  * OA_BUFFER_LOST record marks the place and stats count it; an ENOSPC
  * on every read of a row of 100 ends the capture with -ENOSPC.

@@ -48,6 +48,7 @@ struct capture {
 	int out_fd;
 	int stream_fd;
 	struct pk_buf buf;             /* records not yet written to the file */
+	uint64_t buf_reports;          /* SAMPLE records in buf */
 	uint8_t *chunk;
 	size_t chunk_size;
 	unsigned enospc_in_a_row;
@@ -119,7 +120,13 @@ static int open_stream(struct capture *c, uint64_t metric_id, int format, int ex
 	return 0;
 }
 
-/* Write what is buffered to the file. */
+/*
+ * Write what is buffered to the file. When a write fails (a full disk, a
+ * size limit), the part of the buffer that went out is cut off again, so
+ * that the file ends with whole records and stays readable, and the buffer
+ * is dropped: the small last correlation point may still fit after it,
+ * which IGT's reader needs after the last report.
+ */
 static int flush_out(struct capture *c, struct pk_diag *diag)
 {
 	size_t off = 0;
@@ -131,14 +138,25 @@ static int flush_out(struct capture *c, struct pk_diag *diag)
 			continue;
 		if (n < 0) {
 			int err = -errno;
+			off_t whole = (off_t)c->st->file_bytes;
 
+			if (off && ftruncate(c->out_fd, whole) == 0)
+				lseek(c->out_fd, whole, SEEK_SET);
 			pk_diag_subject(diag, c->path);
-			return pk_diag_fail(diag, err, "cannot write the recording: %s", strerror(-err));
+			pk_diag_fail(diag, err, "cannot write the recording: %s", strerror(-err));
+			if (c->st->file_bytes)
+				pk_diag_hint(diag, "the file keeps the %llu reports written before, whole records",
+					     (unsigned long long)c->st->reports_written);
+			c->buf.len = 0;
+			c->buf_reports = 0;
+			return err;
 		}
 		off += (size_t)n;
 	}
 	c->st->file_bytes += c->buf.len;
+	c->st->reports_written += c->buf_reports;
 	c->buf.len = 0;
+	c->buf_reports = 0;
 	return 0;
 }
 
@@ -173,6 +191,7 @@ static int take_chunk(struct capture *c, size_t len, struct pk_diag *diag)
 		case PK_OA_RECORD_SAMPLE:
 			err = pk_oa_write_sample(&c->buf, rec.payload, rec.payload_len);
 			c->st->reports++;
+			c->buf_reports++;
 			break;
 		case PK_OA_RECORD_REPORT_LOST:
 			err = pk_oa_write_lost(&c->buf, rec.type);

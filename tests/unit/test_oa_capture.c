@@ -14,12 +14,19 @@
  *     reports and three timeline segments; i915-perf-reader (when installed)
  *     and perfkit oa report (when built) decode it with the same report count;
  *  4. the errors: no i915 GPU, EACCES with the paranoid hint, EINVAL naming
- *     the stream's parameters, an unknown metric set, EIO while reading.
+ *     the stream's parameters, an unknown metric set, EIO while reading;
+ *  5. the ends a user meets: should_stop (Ctrl-C) ends the capture early
+ *     with a complete file; a file size limit reached mid-capture (a full
+ *     disk: RLIMIT_FSIZE, EFBIG) and /dev/full (ENOSPC) give the write error
+ *     and leave whole records only: the file reads back with the reports
+ *     the stats say it holds, the same bytes the stream gave.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -454,13 +461,19 @@ static void check_oracles(const char *file, size_t n_reports)
 	free(out);
 }
 
+/* RenderBasic at 1 ms for @duration_ns, a correlation point every 50 ms, 16 KiB reads. */
+static struct pk_oa_capture_opts capture_opts(uint64_t duration_ns)
+{
+	return (struct pk_oa_capture_opts){
+		.sz = sizeof(struct pk_oa_capture_opts), .metric_set_name = "RenderBasic",
+		.metric_set_uuid = GUID_RENDER_BASIC, .exponent = -1, .period_ns = 1000000,
+		.duration_ns = duration_ns, .correlation_period_ns = 50000000, .read_size = 16 << 10,
+	};
+}
+
 static void test_capture(void)
 {
-	struct pk_oa_capture_opts co = {
-		.sz = sizeof(co), .metric_set_name = "RenderBasic", .metric_set_uuid = GUID_RENDER_BASIC,
-		.exponent = -1, .period_ns = 1000000, .duration_ns = 400000000,
-		.correlation_period_ns = 50000000, .read_size = 16 << 10,
-	};
+	struct pk_oa_capture_opts co = capture_opts(400000000);
 	struct pk_oa_capture_stats st;
 	struct pk_oa_dev_ops ops;
 	struct pk_oa_device *dev = NULL;
@@ -671,6 +684,157 @@ static void test_errors(void)
 	}
 }
 
+/* ---- 5. Ctrl-C and a full disk ------------------------------------------------------ */
+
+static int stop_after(void *ctx)
+{
+	unsigned *polls = ctx;
+
+	return ++*polls >= 20;
+}
+
+/* @file reads back with @n reports, those the fake stream gave first. */
+static void reads_back(const char *file, const struct fake *f, uint64_t n, const char *what)
+{
+	struct pk_oa_recording *rec = NULL;
+	struct pk_diag d;
+	size_t same = 0;
+	int err;
+
+	pk_diag_init(&d);
+	err = pk_oa_recording_read_file(file, &rec, &d);
+	is_int(err, 0, "%s: the file reads back (%s)", what, d.msg);
+	if (err)
+		return;
+	is_int(pk_oa_recording_n_reports(rec), n, "%s: with the %" PRIu64 " reports the stats give", what, n);
+	for (size_t i = 0; i < pk_oa_recording_n_reports(rec) && i < f->n_reports; i++)
+		same += memcmp(pk_oa_recording_report(rec, i), f->reports + i * REPORT_SIZE, REPORT_SIZE) == 0;
+	is_int(same, n, "%s: the stream's first reports, byte for byte", what);
+	pk_oa_recording_free(rec);
+}
+
+/* The last correlation point of @file comes after its last report (IGT's reader needs one). */
+static void last_correlation_after_reports(const char *file, const char *what)
+{
+	struct pk_oa_recording *rec = NULL;
+	const struct pk_oa_correlation *corr;
+	struct pk_diag d;
+	size_t n_corr = 0, n;
+	uint32_t last_ts;
+
+	pk_diag_init(&d);
+	if (pk_oa_recording_read_file(file, &rec, &d)) {
+		ok(0, "%s: read %s: %s", what, file, d.msg);
+		return;
+	}
+	corr = pk_oa_recording_correlations(rec, &n_corr);
+	n = pk_oa_recording_n_reports(rec);
+	if (n)
+		memcpy(&last_ts, pk_oa_recording_report(rec, n - 1) + 4, 4);
+	ok(n && n_corr >= 2 && (uint32_t)(corr[n_corr - 1].gpu_ts - last_ts) < 0x80000000u,
+	   "%s: the file ends with a correlation point after its last report", what);
+	pk_oa_recording_free(rec);
+}
+
+/* i915-perf-reader (when installed) decodes @file and counts @n reports. */
+static void reader_counts(const char *file, uint64_t n, const char *what)
+{
+	char cmd[PATH_MAX + 64], want[64];
+	char *out;
+	int st;
+
+	if (system("command -v i915-perf-reader >/dev/null 2>&1") != 0) {
+		ok(1, "# SKIP i915-perf-reader not installed (intel-gpu-tools)");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "i915-perf-reader -c GpuTime '%s' 2>&1", file);
+	snprintf(want, sizeof(want), "Reports: %" PRIu64 "\n", n);
+	out = run(cmd, &st);
+	ok(st == 0 && out && strstr(out, want), "%s: i915-perf-reader decodes the file, %" PRIu64 " reports",
+	   what, n);
+	if (st || !out || !strstr(out, want))
+		diag("%.400s", out ? out : "(no output)");
+	free(out);
+}
+
+static void test_stop_and_full_disk(void)
+{
+	struct pk_oa_capture_opts co = capture_opts(2000000000);
+	struct pk_oa_capture_stats st;
+	struct pk_oa_dev_ops ops;
+	struct pk_oa_device *dev = NULL;
+	struct rlimit old, lim;
+	struct fake f;
+	struct pk_diag d;
+	struct stat sb;
+	char file[512];
+	unsigned polls = 0;
+	long long size;
+	uint64_t t0;
+	int err;
+
+	/* should_stop: what Ctrl-C sets in perfkit oa record */
+	snprintf(file, sizeof(file), "%s/stopped.i915perf", root);
+	if (open_dev(&f, &ops, &dev, &d) == 0) {
+		co.should_stop = stop_after;
+		co.stop_ctx = &polls;
+		t0 = pk_now_ns();
+		err = pk_oa_capture_run(dev, &co, file, &st, &d);
+		is_int(err, 0, "stopped by should_stop: no error (%s)", d.msg);
+		is_int(polls, 20, "asked after every poll, until it said stop");
+		ok(pk_now_ns() - t0 < 1000000000, "well before the 2 s duration");
+		ok(st.reports > 0 && st.reports_written == st.reports, "every report is in the file (%" PRIu64 ")",
+		   st.reports);
+		ok(stat(file, &sb) == 0 && (uint64_t)sb.st_size == st.file_bytes, "stats give the file's size");
+		reads_back(file, &f, st.reports, "stopped");
+		last_correlation_after_reports(file, "stopped");
+		reader_counts(file, st.reports, "stopped");
+		pk_oa_device_close(dev);
+		co.should_stop = NULL;
+	}
+
+	/* a size limit reached mid-capture: a write fails with EFBIG after a part went out */
+	snprintf(file, sizeof(file), "%s/limited.i915perf", root);
+	co.duration_ns = 300000000;
+	if (getrlimit(RLIMIT_FSIZE, &old) == 0 && open_dev(&f, &ops, &dev, &d) == 0) {
+		lim = old;
+		lim.rlim_cur = 30000;          /* bytes: the header and about 110 reports */
+		signal(SIGXFSZ, SIG_IGN);
+		setrlimit(RLIMIT_FSIZE, &lim);
+		pk_diag_init(&d);
+		err = pk_oa_capture_run(dev, &co, file, &st, &d);
+		setrlimit(RLIMIT_FSIZE, &old);
+		signal(SIGXFSZ, SIG_DFL);
+		is_int(err, -EFBIG, "the size limit ends the capture with the write's error");
+		ok(strstr(d.msg, "cannot write the recording: File too large") != NULL, "message: %s", d.msg);
+		ok(strstr(d.subject, "limited.i915perf") != NULL, "names the file: %s", d.subject);
+		ok(strstr(d.hint, "whole records") != NULL, "the hint says what the file keeps: %s", d.hint);
+		ok(st.reports_written > 0 && st.reports_written < st.reports,
+		   "stats: %" PRIu64 " of %" PRIu64 " reports written", st.reports_written, st.reports);
+		size = stat(file, &sb) == 0 ? (long long)sb.st_size : -1;
+		ok(size == (long long)st.file_bytes && size <= 30000,
+		   "the part of the failed write is cut off (%lld bytes)", size);
+		is_int(f.stream_closed, 1, "the stream is closed");
+		reads_back(file, &f, st.reports_written, "size limit");
+		last_correlation_after_reports(file, "size limit");
+		reader_counts(file, st.reports_written, "size limit");
+		pk_oa_device_close(dev);
+	}
+
+	/* /dev/full: the header cannot be written */
+	if (access("/dev/full", W_OK) == 0 && open_dev(&f, &ops, &dev, &d) == 0) {
+		pk_diag_init(&d);
+		err = pk_oa_capture_run(dev, &co, "/dev/full", &st, &d);
+		is_int(err, -ENOSPC, "/dev/full: -ENOSPC");
+		ok(strstr(d.msg, "No space left on device") != NULL, "/dev/full: message %s", d.msg);
+		ok(st.file_bytes == 0 && st.reports_written == 0, "/dev/full: stats say nothing was written");
+		is_int(f.stream_closed, 1, "/dev/full: the stream is closed");
+		pk_oa_device_close(dev);
+	} else {
+		ok(1, "# SKIP /dev/full is not writable");
+	}
+}
+
 int main(void)
 {
 	snprintf(root, sizeof(root), "/tmp/pk-oa-capture-XXXXXX");
@@ -683,6 +847,7 @@ int main(void)
 	test_discovery();
 	test_capture();
 	test_errors();
+	test_stop_and_full_disk();
 	if (!getenv("PK_KEEP")) rm_tree(root); else diag("kept %s", root);
 	return done_testing();
 }
