@@ -29,6 +29,8 @@
 
 typedef __int128 i128;
 
+#define I128_MIN ((i128)((unsigned __int128)1 << 127))
+
 static uint64_t clamp_u64(i128 v)
 {
 	if (v < 0)
@@ -36,6 +38,30 @@ static uint64_t clamp_u64(i128 v)
 	if (v > (i128)UINT64_MAX)
 		return UINT64_MAX;
 	return (uint64_t)v;
+}
+
+static uint64_t clamp_ld(long double v)
+{
+	if (!(v > 0))
+		return 0;
+	if (v >= 18446744073709551616.0L)
+		return UINT64_MAX;
+	return (uint64_t)v;
+}
+
+/*
+ * @base + @x * @y / @z (@z non-zero) in 128 bits, clamped to 0..UINT64_MAX.
+ * Only correlation points out of order and about 2^64 apart (a hostile
+ * file) overflow 128 bits: those are computed in long double instead.
+ */
+static uint64_t interpolate(i128 base, i128 x, i128 y, i128 z)
+{
+	i128 p, v;
+
+	if (!__builtin_mul_overflow(x, y, &p) && p != I128_MIN &&
+	    !__builtin_add_overflow(base, p / z, &v))
+		return clamp_u64(v);
+	return clamp_ld((long double)base + (long double)x * (long double)y / (long double)z);
 }
 
 int oa_index_correlations(struct pk_oa_recording *rec)
@@ -95,7 +121,7 @@ static uint64_t by_frequency(const struct pk_oa_recording *rec, const struct pk_
 {
 	uint64_t f = rec->timestamp_frequency ? rec->timestamp_frequency : 1;
 
-	return clamp_u64((i128)p->cpu_ns + ((i128)g - (i128)p->gpu_ts) * 1000000000 / (i128)f);
+	return interpolate(p->cpu_ns, (i128)g - (i128)p->gpu_ts, 1000000000, f);
 }
 
 static uint64_t line(const struct pk_oa_recording *rec, const struct pk_oa_correlation *a,
@@ -103,8 +129,8 @@ static uint64_t line(const struct pk_oa_recording *rec, const struct pk_oa_corre
 {
 	if (a->gpu_ts == b->gpu_ts)
 		return by_frequency(rec, a, g);
-	return clamp_u64((i128)a->cpu_ns + ((i128)g - (i128)a->gpu_ts) *
-			 ((i128)b->cpu_ns - (i128)a->cpu_ns) / ((i128)b->gpu_ts - (i128)a->gpu_ts));
+	return interpolate(a->cpu_ns, (i128)g - (i128)a->gpu_ts, (i128)b->cpu_ns - (i128)a->cpu_ns,
+			   (i128)b->gpu_ts - (i128)a->gpu_ts);
 }
 
 uint64_t pk_oa_recording_cpu_time(const struct pk_oa_recording *rec, uint32_t ts)

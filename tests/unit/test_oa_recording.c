@@ -12,7 +12,10 @@
  *  2. every edge_*.i915perf: a clear error or the documented result;
  *  3. the writer: each recording rewritten by perfkit reads back to the same
  *     reports, and when i915-perf-reader is installed it prints for the
- *     rewritten file exactly what it printed for the original.
+ *     rewritten file exactly what it printed for the original;
+ *  4. CPU times from correlation points out of order and 2^64 apart (found
+ *     by fuzzing: the 128-bit product overflowed): near the exact value,
+ *     and exact where 128 bits suffice.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -468,6 +471,62 @@ static void check_corrupt(void)
 	free(buf);
 }
 
+/* A Broadwell recording with correlation points @corr (cpu, gpu pairs) and one report at @ts. */
+static struct pk_oa_recording *with_points(const uint64_t (*corr)[2], size_t n, uint32_t ts)
+{
+	struct pk_oa_device_info di = { .timestamp_frequency = 12500000, .device_id = 0x1616,
+					.oa_format = PK_OA_FORMAT_A32u40_A4u32_B8_C8 };
+	struct pk_oa_topology topo = { .max_slices = 1, .max_subslices = 3, .max_eus_per_subslice = 8,
+				       .subslice_offset = 1, .subslice_stride = 1, .eu_offset = 2,
+				       .eu_stride = 1, .data_len = 5, .data = { 1, 7, 0xff, 0xff, 0xff } };
+	struct pk_oa_recording *rec = NULL;
+	uint8_t report[256] = { 0 };
+	struct pk_buf b;
+	struct pk_diag d;
+	int err;
+
+	snprintf(di.metric_set_name, sizeof(di.metric_set_name), "RenderBasic");
+	memcpy(report + 4, &ts, 4);
+	pk_buf_init(&b);
+	err = pk_oa_write_version(&b, 1) ?: pk_oa_write_device_info(&b, &di) ?:
+	      pk_oa_write_topology(&b, &topo);
+	for (size_t i = 0; i < n && !err; i++)
+		err = pk_oa_write_correlation(&b, corr[i][0], corr[i][1]);
+	if (!err)
+		err = pk_oa_write_sample(&b, report, sizeof(report));
+	pk_diag_init(&d);
+	if (!err && (err = pk_oa_recording_read_mem(b.data, b.len, "points", &rec, &d)))
+		diag("%s", d.msg);
+	pk_buf_release(&b);
+	return rec;
+}
+
+static void check_far_points(void)
+{
+	/* out of order: the report (at 2^31) lies before the first point, 2^64 - 2^31 - 1 ticks off */
+	static const uint64_t far[2][2] = { { 0, UINT64_MAX }, { UINT64_MAX, 0 } };
+	/* in order: the same line shifted, where 128 bits suffice */
+	static const uint64_t near[2][2] = { { 1000, 1ull << 32 }, { 3000, (1ull << 32) + 1000 } };
+	struct pk_oa_recording *rec = with_points(far, 2, 0x80000000u);
+	uint64_t want = UINT64_MAX - 0x80000000u, got;
+
+	ok(rec != NULL, "far points: the recording reads");
+	if (rec) {
+		got = pk_oa_recording_cpu_time(rec, 0x80000000u);
+		ok(got >= want - 4 && got <= want + 4, "far points: %#" PRIx64 " is %#" PRIx64 " to 4 ns",
+		   got, want);
+		is_int(pk_oa_recording_cpu_time(rec, 0xffffffffu), 0, "far points: at the first point, its CPU time");
+		pk_oa_recording_free(rec);
+	}
+	rec = with_points(near, 2, 0x1f4u);
+	ok(rec != NULL, "near points: the recording reads");
+	if (rec) {
+		is_int(pk_oa_recording_cpu_time(rec, 0x1f4u), 2000, "near points: interpolated exactly");
+		is_int(pk_oa_recording_cpu_time(rec, 0x7d0u), 5000, "near points: extrapolated exactly");
+		pk_oa_recording_free(rec);
+	}
+}
+
 int main(void)
 {
 	const char *s = getenv("PK_SHARED");
@@ -507,5 +566,6 @@ int main(void)
 	check_rewrite("edge_ctx_invalid", "-c GpuTime,GpuBusy", reader);
 	check_rewrite("edge_noversion_reordered", "-c GpuTime,GpuBusy", reader);
 	check_corrupt();
+	check_far_points();
 	return done_testing();
 }
