@@ -113,8 +113,10 @@ bench: deps
 
 # libFuzzer targets: the library is compiled once by clang with ASan+UBSan and
 # fuzzer coverage (build-fuzz/libperfkit-fuzz.a), then linked into each target.
+# Undefined behaviour stops the run like a crash (no recovery), so that the
+# fuzzer saves the input and fuzz-run fails.
 FUZZ_BUILD := build-fuzz
-FUZZ_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O1 -g $(FUZZ_SAN) -Iinclude -Ilib $(PKG_CFLAGS)
 FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_LIB := $(FUZZ_BUILD)/libperfkit-fuzz.a
