@@ -51,8 +51,9 @@ static uint64_t clamp_ld(long double v)
 
 /*
  * @base + @x * @y / @z (@z non-zero) in 128 bits, clamped to 0..UINT64_MAX.
- * Only correlation points out of order and about 2^64 apart (a hostile
- * file) overflow 128 bits: those are computed in long double instead.
+ * Only timestamps and correlation points some 2^63 ticks and nanoseconds
+ * apart (centuries: a hostile file) overflow 128 bits: those are computed
+ * in long double instead, to a few ns.
  */
 static uint64_t interpolate(i128 base, i128 x, i128 y, i128 z)
 {
