@@ -237,13 +237,6 @@ static int should_stop(void *ctx)
 	return stop || child_done(r);
 }
 
-/* " (N in the file)": after a failed write, the reports the file kept. */
-static const char *written_note(const struct pk_oa_capture_stats *st, char *buf, size_t size)
-{
-	snprintf(buf, size, " (%llu in the file)", (unsigned long long)st->reports_written);
-	return buf;
-}
-
 /* Stop a command still running (Ctrl-C, --duration, an error) with SIGTERM. */
 static void end_child(struct run *r)
 {
@@ -274,7 +267,7 @@ int cmd_oa_record(int argc, char **argv)
 	const char *name, *guid;
 	struct sigaction sa;
 	struct pk_diag d;
-	char note[64];
+	char in_file[64] = "";
 	int err, status = 0;
 
 	if ((err = parse(&o, argc, argv)))
@@ -326,12 +319,15 @@ int cmd_oa_record(int argc, char **argv)
 	}
 	if (stop)
 		fprintf(stderr, "[ perfkit oa record: interrupted by a signal; the file is complete ]\n");
+	if (st.reports_written != st.reports)        /* a write failed: what the file kept */
+		snprintf(in_file, sizeof(in_file), " (%llu in the file)",
+			 (unsigned long long)st.reports_written);
 	fprintf(stderr, "[ perfkit oa record: %s (%s, metric set %s, id %llu), exponent %d (%.3f ms) ]\n",
 		pk_oa_device_node(dev), pk_oa_device_platform(dev)->name, name,
 		(unsigned long long)st.metric_id, st.exponent, st.period_ns / 1e6);
 	fprintf(stderr, "[ perfkit oa record: %llu report%s%s, %llu lost, %llu buffer overflow%s, %llu correlation point%s, %.3f MB written to %s ]\n",
 		(unsigned long long)st.reports, st.reports == 1 ? "" : "s",
-		st.reports_written == st.reports ? "" : written_note(&st, note, sizeof(note)),
+		in_file,
 		(unsigned long long)st.reports_lost,
 		(unsigned long long)st.buffers_lost, st.buffers_lost == 1 ? "" : "s",
 		(unsigned long long)st.correlations, st.correlations == 1 ? "" : "s",

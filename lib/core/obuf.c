@@ -97,14 +97,15 @@ void pk_obuf_pad(struct pk_obuf *o, const char *s, size_t n, int width)
 		pk_obuf_spaces(o, w - n);
 }
 
+const char pk_hex_digits[17] = "0123456789abcdef";
+
 size_t pk_fmt_hex(char *p, uint64_t v)
 {
-	static const char digits[] = "0123456789abcdef";
 	char tmp[16];
 	size_t n = 0, i;
 
 	do {
-		tmp[n++] = digits[v & 15];
+		tmp[n++] = pk_hex_digits[v & 15];
 		v >>= 4;
 	} while (v);
 	for (i = 0; i < n; i++)

@@ -79,5 +79,7 @@ void pk_obuf_hex_alt(struct pk_obuf *o, uint64_t v);
 void pk_obuf_printf(struct pk_obuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Format into a small char array: helpers return the length (decimal: pk_fmt_uint, core.h). */
 size_t pk_fmt_hex(char *p, uint64_t v);
+/* "0123456789abcdef": for printers that write hex digits themselves. */
+extern const char pk_hex_digits[17];
 
 #endif

@@ -429,6 +429,15 @@ static inline int ns_offset(const struct pk_oa_format_info *f, unsigned ns)
 	return -1;
 }
 
+/* The delta index "@ns @idx READ" reads in format @f (NULL: none), PK_OA_MAX_VALUES when none (it reads 0). */
+static inline uint64_t read_index(const struct pk_oa_format_info *f, unsigned ns, uint32_t idx)
+{
+	int off = f ? ns_offset(f, ns) : -1;
+	uint64_t at = off >= 0 ? (uint64_t)off + idx : PK_OA_MAX_VALUES;
+
+	return at < PK_OA_MAX_VALUES ? at : PK_OA_MAX_VALUES;
+}
+
 static struct val run(const struct insn *in, size_t n, const struct pk_oa_env *env)
 {
 	struct val st[MAX_DEPTH];
@@ -459,16 +468,9 @@ static struct val run(const struct insn *in, size_t n, const struct pk_oa_env *e
 			continue;
 		}
 		case I_READ: {
-			uint64_t v = 0;
-			int off = env->fmt ? ns_offset(env->fmt, x->ns) : -1;
+			uint64_t at = read_index(env->fmt, x->ns, x->idx);
 
-			if (env->deltas && off >= 0) {
-				uint64_t at = (uint64_t)off + x->idx;
-
-				if (at < PK_OA_MAX_VALUES)
-					v = env->deltas[at];
-			}
-			st[sp++] = U(v);
+			st[sp++] = U(env->deltas && at < PK_OA_MAX_VALUES ? env->deltas[at] : 0);
 			continue;
 		}
 		case I_DELTA:
@@ -678,8 +680,7 @@ void oa_prog_specialize(struct code *c, struct prog *p, const struct pk_oa_env *
 		if (x.op == I_VAR) {
 			x = constant(run(&x, 1, env));
 		} else if (x.op == I_READ) {
-			int off = env->fmt ? ns_offset(env->fmt, x.ns) : -1;
-			uint64_t at = off >= 0 ? (uint64_t)off + x.idx : PK_OA_MAX_VALUES;
+			uint64_t at = read_index(env->fmt, x.ns, x.idx);
 
 			x = at < PK_OA_MAX_VALUES ? (struct insn){ .op = I_DELTA, .idx = (uint32_t)at }
 						  : constant(U(0));

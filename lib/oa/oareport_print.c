@@ -52,13 +52,11 @@ static char *put_uint(char *p, uint64_t v)
 	return p + pk_fmt_uint(p, v);
 }
 
-static const char hex_digits[] = "0123456789abcdef";
-
 /* @v as "%016" PRIx64. */
 static char *put_hex16(char *p, uint64_t v)
 {
 	for (int i = 15; i >= 0; i--, v >>= 4)
-		p[i] = hex_digits[v & 15];
+		p[i] = pk_hex_digits[v & 15];
 	return p + 16;
 }
 
@@ -69,8 +67,8 @@ static char *put_json_char(char *p, unsigned char c)
 		*p++ = '\\';
 	} else if (c < 0x20) {
 		p = PUT_LITERAL(p, "\\u00");
-		*p++ = hex_digits[c >> 4];
-		c = (unsigned char)hex_digits[c & 15];
+		*p++ = pk_hex_digits[c >> 4];
+		c = (unsigned char)pk_hex_digits[c & 15];
 	}
 	*p++ = (char)c;
 	return p;
@@ -258,9 +256,8 @@ static void print_block(const struct print_ctx *c, struct pk_obuf *k, size_t b, 
 {
 	size_t n = c->s->tl.n_segments, end = (b + 1) * BLOCK_SEGMENTS;
 
-	for (size_t i = b * BLOCK_SEGMENTS; i < end && i < n; i++) {
+	for (size_t i = b * BLOCK_SEGMENTS; i < end && i < n; i++)
 		c->fn(c, k, i, row);
-	}
 }
 
 static struct pk_oa_value *alloc_row(const struct pk_oa_summary *s)

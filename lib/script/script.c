@@ -421,10 +421,8 @@ static void put_mmap(struct pk_obuf *o, const struct perf_event_header *h, const
 		if (m->build_id_size) {
 			pk_obuf_write(o, " <", 2);
 			for (unsigned i = 0; i < m->build_id_size; i++) {
-				static const char hx[] = "0123456789abcdef";
-
-				pk_obuf_putc(o, hx[m->build_id[i] >> 4]);
-				pk_obuf_putc(o, hx[m->build_id[i] & 15]);
+				pk_obuf_putc(o, pk_hex_digits[m->build_id[i] >> 4]);
+				pk_obuf_putc(o, pk_hex_digits[m->build_id[i] & 15]);
 			}
 			pk_obuf_putc(o, '>');
 		} else {
