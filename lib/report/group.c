@@ -9,7 +9,8 @@
  *
  * Order (perf's __hpp__sort): Children of the leader (callers above callees
  * on ties, as for one event), then Self of the leader and of each member in
- * turn, then the sort keys. The call graph under a row is the leader's.
+ * turn, then the sort keys, applied as perf's output tree applies them
+ * (rbtree_order.c). The call graph under a row is the leader's.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -135,11 +136,25 @@ static int rp_u64_desc(uint64_t a, uint64_t b)
 	return a == b ? 0 : (a > b ? -1 : 1);
 }
 
-static int rp_row_order(const void *pa, const void *pb)
+/* perf's insertion order: the leader's collapsed tree, by the sort keys alone */
+static int rp_row_collapse_order(const void *pa, const void *pb)
+{
+	const struct rp_entry *a = rp_row_rep(&gs.rows[*(const uint32_t *)pa * gs.nr]);
+	const struct rp_entry *b = rp_row_rep(&gs.rows[*(const uint32_t *)pb * gs.nr]);
+	int c;
+
+	for (int i = 0; i < gs.r->nr_keys; i++)
+		if ((c = rp_key_collapse_cmp(gs.r, gs.r->keys[i], a, b)))
+			return c;
+	return 0;
+}
+
+/* perf's hist_entry__sort() of two rows, negated: < 0 when row @ia prints first */
+static int rp_row_before(uint32_t ia, uint32_t ib, void *ctx)
 {
 	const struct pk_report *r = gs.r;
-	const uint32_t *ra = &gs.rows[*(const uint32_t *)pa * gs.nr];
-	const uint32_t *rb = &gs.rows[*(const uint32_t *)pb * gs.nr];
+	const uint32_t *ra = &gs.rows[ia * gs.nr];
+	const uint32_t *rb = &gs.rows[ib * gs.nr];
 	const struct rp_entry *la = rp_row_ent(ra, 0), *lb = rp_row_ent(rb, 0);
 	const struct rp_entry *a = rp_row_rep(ra), *b = rp_row_rep(rb);
 	int c;
@@ -214,7 +229,12 @@ static int rp_group_rows(struct pk_report *r, uint32_t leader, uint32_t nr, uint
 	}
 	free(v);
 	gs.rows = rw;
-	qsort(ord, n, sizeof(*ord), rp_row_order);
+	qsort(ord, n, sizeof(*ord), rp_row_collapse_order);
+	if (rp_rbtree_order(ord, n, rp_row_before, NULL)) {
+		free(rw);
+		free(ord);
+		return -ENOMEM;
+	}
 	*rows = rw;
 	*order = ord;
 	*nrows = n;

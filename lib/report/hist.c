@@ -3,7 +3,8 @@
  * (event, sort-key values), periods accumulated per entry (Self, and
  * Children when cumulating), the defaults perf derives from the file
  * (children and call graphs only when call chains exist), and the order
- * entries are printed in: overhead first, then the sort keys ascending.
+ * entries are printed in: overhead first, then the sort keys ascending, as
+ * perf's output tree orders them (rbtree_order.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -402,12 +403,11 @@ int pk_report_add(struct pk_report *r, const struct pk_rsample *rs)
 
 /* ---- output order ---------------------------------------------------------- */
 
-static struct pk_report *sort_r;
-
-static int rp_entry_order(const void *pa, const void *pb)
+/* perf's hist_entry__sort(), negated: < 0 when @ia prints first */
+static int rp_entry_before(uint32_t ia, uint32_t ib, void *ctx)
 {
-	const struct pk_report *r = sort_r;
-	const struct rp_entry *a = &r->ent[*(const uint32_t *)pa], *b = &r->ent[*(const uint32_t *)pb];
+	const struct pk_report *r = ctx;
+	const struct rp_entry *a = &r->ent[ia], *b = &r->ent[ib];
 	int c;
 
 	if (r->children && a->acc != b->acc)
@@ -440,8 +440,10 @@ uint32_t *rp_sorted_entries(struct pk_report *r, uint32_t evsel, size_t *n)
 	for (size_t i = 0; i < r->nr_ent; i++)
 		if (r->ent[i].evsel == evsel)
 			v[k++] = (uint32_t)i;
-	sort_r = r;
-	qsort(v, k, sizeof(*v), rp_entry_order);
+	if (rp_collapse_order(r, v, k) || rp_rbtree_order(v, k, rp_entry_before, r)) {
+		free(v);
+		return NULL;
+	}
 	*n = k;
 	return v;
 }

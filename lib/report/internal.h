@@ -262,6 +262,13 @@ size_t rp_key_text(const struct pk_report *r, const struct rp_keydef *k, const s
 /* Compare two entries on key @k the way perf's sort does (ascending text). */
 int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struct rp_entry *a,
 	       const struct rp_entry *b);
+/*
+ * Compare on key @k in the order of perf's collapsed tree, the order in which
+ * perf inserts entries into its output tree: as rp_key_cmp() but symbols by
+ * DSO and address (perf's sort__sym_cmp), not by name.
+ */
+int rp_key_collapse_cmp(const struct pk_report *r, const struct rp_keydef *k,
+			const struct rp_entry *a, const struct rp_entry *b);
 /* Column width perf would use for key @k, given the entries of one event. */
 size_t rp_key_width(const struct pk_report *r, const struct rp_keydef *k, const struct rp_entry *e);
 int rp_key_right_align(const struct rp_keydef *k);
@@ -272,6 +279,20 @@ uint32_t rp_entry_get(struct pk_report *r, const struct rp_keyctx *c);
 void rp_report_decide(struct pk_report *r, const struct pk_evsel *ev);
 /* Sorted entry indices of evsel @evsel (as printed); caller frees. */
 uint32_t *rp_sorted_entries(struct pk_report *r, uint32_t evsel, size_t *n);
+
+/* collapse_order.c */
+/* Order @v (entry indices) as perf's collapsed tree: by rp_key_collapse_cmp(). 0 or -ENOMEM. */
+int rp_collapse_order(struct pk_report *r, uint32_t *v, size_t n);
+
+/* rbtree_order.c */
+/* < 0: @a prints before @b (perf's hist_entry__sort() > 0) */
+typedef int (*rp_before_fn)(uint32_t a, uint32_t b, void *ctx);
+/*
+ * Reorder @v as perf prints them: inserted in @v's order into a red-black
+ * tree as perf's output tree (left when before(new, node) < 0), read in order.
+ * 0 or -ENOMEM (@v unchanged).
+ */
+int rp_rbtree_order(uint32_t *v, size_t n, rp_before_fn before, void *ctx);
 
 /* children.c */
 int rp_children_add(struct pk_report *r, const struct pk_rsample *rs, const struct rp_keyctx *c,

@@ -261,6 +261,16 @@ size_t rp_key_text(const struct pk_report *r, const struct rp_keydef *k, const s
 	return (size_t)n < sz ? (size_t)n : sz - 1;
 }
 
+/* perf's _sort__dso_cmp: no DSO ([unknown]) after every named one; equal ids are equal names */
+static int dso_cmp(const struct pk_report *r, const struct rp_entry *a, const struct rp_entry *b)
+{
+	if (a->dso_id == b->dso_id)
+		return 0;
+	if (!a->dso_id || !b->dso_id)
+		return (!a->dso_id) - (!b->dso_id);
+	return strcmp(r->strs.str[a->dso_id], r->strs.str[b->dso_id]);
+}
+
 int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struct rp_entry *a,
 	       const struct rp_entry *b)
 {
@@ -272,11 +282,10 @@ int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struc
 		return (a->tid > b->tid) - (a->tid < b->tid);
 	case RP_K_CPU:
 		return (a->cpu > b->cpu) - (a->cpu < b->cpu);
+	case RP_K_COMM:         /* the string table holds each text once */
+		return a->comm_id == b->comm_id ? 0 : strcmp(r->strs.str[a->comm_id], r->strs.str[b->comm_id]);
 	case RP_K_DSO:
-		/* perf's _sort__dso_cmp: no DSO ([unknown]) after every named one */
-		if (!a->dso_id || !b->dso_id)
-			return (!a->dso_id) - (!b->dso_id);
-		return strcmp(r->strs.str[a->dso_id], r->strs.str[b->dso_id]);
+		return dso_cmp(r, a, b);
 	case RP_K_SYM:
 	case RP_K_SYMOFF:
 		if (!a->sym || !b->sym) {
@@ -293,6 +302,42 @@ int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struc
 		rp_key_text(r, k, b, bb, sizeof(bb));
 		return strcmp(ba, bb);
 	}
+}
+
+/* a before b when the signed difference a - b is negative (perf's int64_t subtractions) */
+static int signed_diff_cmp(uint64_t a, uint64_t b)
+{
+	int64_t d = (int64_t)(a - b);
+
+	return (d > 0) - (d < 0);
+}
+
+int rp_key_collapse_cmp(const struct pk_report *r, const struct rp_keydef *k,
+			const struct rp_entry *a, const struct rp_entry *b)
+{
+	const struct pk_sym *sa = a->sym, *sb = b->sym;
+	int c;
+
+	if (k->id != RP_K_SYM && k->id != RP_K_SYMOFF)
+		return rp_key_cmp(r, k, a, b);
+	if (!sa && !sb)
+		return signed_diff_cmp(a->ip, b->ip);
+	if ((c = dso_cmp(r, a, b)))
+		return c;
+	if (!sa || !sb)
+		return sa ? -1 : 1;     /* resolved first */
+	if (sa != sb) {
+		/* inline symbols by name, reversed (perf compares them the other way round) */
+		if ((a->inlined || b->inlined) && (c = strcmp(sb->name, sa->name)))
+			return c;
+		if (!(a->inlined || b->inlined) || sa->start > sb->end || sa->end < sb->start) {
+			if (sa->start != sb->start)
+				return signed_diff_cmp(sa->start, sb->start);
+			if ((c = signed_diff_cmp(sa->end, sb->end)))
+				return c;
+		}
+	}
+	return k->id == RP_K_SYMOFF ? (a->symoff > b->symoff) - (a->symoff < b->symoff) : 0;
 }
 
 size_t rp_key_width(const struct pk_report *r, const struct rp_keydef *k, const struct rp_entry *e)

@@ -13,7 +13,8 @@ ok() { # ok CONDITION-STATUS NAME
 	if [ "$1" -eq 0 ]; then echo "ok $TAP_N - $2"; else echo "not ok $TAP_N - $2"; TAP_FAILED=$((TAP_FAILED + 1)); fi
 }
 pass() { ok 0 "$1"; }
-fail() { ok 1 "$1"; [ $# -gt 1 ] && note "$2"; return 0; }
+# fail NAME [WHY]: WHY goes to stderr, which prove shows (and CI's log keeps) without -v
+fail() { ok 1 "$1"; [ $# -gt 1 ] && note "$2" >&2; return 0; }
 note() { printf '# %s\n' "$@"; }
 skip() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N # SKIP $1"; }
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }

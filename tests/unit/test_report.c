@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <perfkit/report.h>
+#include "report/internal.h"
 #include "../tap.h"
 
 static struct pk_dso dso_prog = { .name = "/usr/bin/prog", .short_name = "prog" };
@@ -248,6 +249,99 @@ static void test_children_graph(void)
 	pk_report_free(r);
 }
 
+/*
+ * Entries whose order under perf's comparison is a circle. Children ties at
+ * 200 for main, foo, bar and qux: main is above bar only by the same-thread
+ * rule (max depth 2 against 1, prog's thread), foo above main by Self (1 > 0)
+ * and bar above foo by Self (2 > 1), each across threads. No sorted order
+ * satisfies all three; perf prints what its output tree gives. Hand-derived
+ * from perf's insertion (rbtree_order.c's comment): the collapsed order is
+ * do_syscall_64 (the kernel DSO's name sorts first), then prog's symbols by
+ * address: main, foo, bar, qux. do_syscall_64 (Children 100) is the root;
+ * main goes left; foo goes left of both, and a rotation makes main the root
+ * over foo and do_syscall_64; bar goes right of main (the thread rule), left
+ * of do_syscall_64, and the recoloring makes foo and do_syscall_64 black; qux
+ * (above everything else: Self 200) goes left of main and of foo. In order:
+ * qux, foo, main, bar, do_syscall_64. The same kind of circle made
+ * perfkit print clock_gettime above entry_SYSCALL_64_after_hwframe and
+ * do_syscall_64 where perf 6.1 printed it below them, on a recording.
+ */
+static void test_children_tie_circle(void)
+{
+	static struct pk_sym s_qux = { 0x500, 0x600, "qux" };
+	struct pk_report *r = mk("sym", 1, PK_CG_GRAPH, 0.5);
+	const struct pk_sym *qux_main[] = { &s_qux, &s_main };
+	const struct pk_sym *bar[] = { &s_bar };
+	const struct pk_sym *foo[] = { &s_foo };
+	const struct pk_sym *kfn_foo[] = { &s_kfn, &s_foo };
+	static const char *const want[] = { "[.] qux", "[.] foo", "[.] main", "[.] bar",
+					    "[k] do_syscall_64" };
+	struct pk_report_row rows[8];
+	size_t n;
+	int in_order = 1;
+
+	add(r, &t_prog, 2, 100, qux_main, 2);
+	add(r, &t_prog, 2, 100, bar, 1);
+	add(r, &t_other, 1, 100, foo, 1);
+	add(r, &t_other, 1, 100, kfn_foo, 2);
+	n = pk_report_rows(r, 0, rows, 8);
+	is_int(n, 5, "tie circle: five entries");
+	for (size_t i = 0; i < n && i < 5; i++)
+		if (strcmp(rows[i].key, want[i])) {
+			diag("row %zu: '%s', want '%s'", i, rows[i].key, want[i]);
+			in_order = 0;
+		}
+	ok(in_order, "tie circle: perf's output-tree order (qux, foo, main, bar, do_syscall_64)");
+	for (size_t i = 0; i < n && i < 4; i++)
+		is_int(rows[i].children_period, 200, "tie circle: Children 200 for the first four");
+	pk_report_free(r);
+}
+
+/* values to order in test_rbtree_sorts */
+static const unsigned *order_vals;
+
+static int by_value(uint32_t a, uint32_t b, void *ctx)
+{
+	(void)ctx;
+	return (order_vals[a] > order_vals[b]) - (order_vals[a] < order_vals[b]);
+}
+
+/*
+ * With a transitive comparison the output tree is a stable sort: ascending,
+ * equal values in insertion order (a tie goes right). Random sizes up to 500,
+ * values with many ties, against insertion sort.
+ */
+static void test_rbtree_sorts(void)
+{
+	static unsigned vals[500];
+	static uint32_t v[500], want[500];
+	unsigned seed = 12345;
+	int bad = 0;
+
+	order_vals = vals;
+	for (int round = 0; round < 200; round++) {
+		uint32_t n = round < 10 ? (uint32_t)round : 1 + (seed = seed * 1103515245 + 12345) % 500;
+
+		for (uint32_t i = 0; i < n; i++) {
+			seed = seed * 1103515245 + 12345;
+			vals[i] = (seed >> 16) % (round % 2 ? 7 : 1000);
+			v[i] = i;
+		}
+		for (uint32_t i = 0; i < n; i++) {   /* stable insertion sort */
+			uint32_t j = i;
+
+			while (j > 0 && vals[want[j - 1]] > vals[i]) {
+				want[j] = want[j - 1];
+				j--;
+			}
+			want[j] = i;
+		}
+		if (rp_rbtree_order(v, n, by_value, NULL) || memcmp(v, want, n * sizeof(*v)))
+			bad++;
+	}
+	is_int(bad, 0, "output tree with a transitive comparison: a stable sort (200 random arrays)");
+}
+
 int main(void)
 {
 	ev.idx = 0;
@@ -258,6 +352,8 @@ int main(void)
 	test_layout();
 	test_graph();
 	test_children_graph();
+	test_children_tie_circle();
+	test_rbtree_sorts();
 	is_int(add_failed, 0, "every pk_report_add succeeded");
 	if (getenv("PK_REPORT_DUMP")) {
 		struct pk_report *r = mk(getenv("PK_REPORT_DUMP"), atoi(getenv("PK_REPORT_CHILDREN") ?: "0"),
