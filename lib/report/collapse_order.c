@@ -23,35 +23,28 @@ struct packed {
 	uint32_t entry;
 };
 
-static const struct pk_report *cmp_r;
-static const char *const *cmp_str;
-static int cmp_words;
-
-static int entry_cmp(const void *pa, const void *pb)
+static int entry_cmp(const void *pa, const void *pb, void *r)
 {
-	const struct rp_entry *a = &cmp_r->ent[*(const uint32_t *)pa];
-	const struct rp_entry *b = &cmp_r->ent[*(const uint32_t *)pb];
-	int c;
+	const struct pk_report *rep = r;
 
-	for (int i = 0; i < cmp_r->nr_keys; i++)
-		if ((c = rp_key_collapse_cmp(cmp_r, cmp_r->keys[i], a, b)))
-			return c;
-	return 0;
+	return rp_entry_collapse_cmp(rep, &rep->ent[*(const uint32_t *)pa], &rep->ent[*(const uint32_t *)pb]);
 }
 
-static int packed_cmp(const void *pa, const void *pb)
+static int packed_cmp(const void *pa, const void *pb, void *words)
 {
 	const struct packed *a = pa, *b = pb;
 
-	for (int i = 0; i < cmp_words; i++)
+	for (int i = 0; i < *(const int *)words; i++)
 		if (a->w[i] != b->w[i])
 			return a->w[i] < b->w[i] ? -1 : 1;
 	return 0;
 }
 
-static int id_cmp(const void *pa, const void *pb)
+static int id_cmp(const void *pa, const void *pb, void *str)
 {
-	return strcmp(cmp_str[*(const uint32_t *)pa], cmp_str[*(const uint32_t *)pb]);
+	const char *const *s = str;
+
+	return strcmp(s[*(const uint32_t *)pa], s[*(const uint32_t *)pb]);
 }
 
 /* rank[id]: the place of string @id among the table's strings in strcmp order */
@@ -67,16 +60,15 @@ static uint32_t *string_ranks(const struct rp_strtab *t)
 	}
 	for (uint32_t i = 0; i < t->n; i++)
 		ids[i] = i;
-	cmp_str = (const char *const *)t->str;
-	qsort(ids, t->n, sizeof(*ids), id_cmp);
+	qsort_r(ids, t->n, sizeof(*ids), id_cmp, t->str);
 	for (uint32_t i = 0; i < t->n; i++)
 		rank[ids[i]] = i;
 	free(ids);
 	return rank;
 }
 
-/* Whether every key packs: comm, dso, or symbol after dso; no inline symbol among @v. */
-static int packable(const struct pk_report *r, const uint32_t *v, size_t n)
+/* Words per entry when every key packs (comm, dso, or symbol after dso; no inline symbol among @v), else 0. */
+static int packed_words(const struct pk_report *r, const uint32_t *v, size_t n)
 {
 	int words = 0, dso_seen = 0;
 
@@ -103,7 +95,7 @@ static int packable(const struct pk_report *r, const uint32_t *v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (r->ent[v[i]].inlined)
 			return 0;
-	return 1;
+	return words;
 }
 
 /*
@@ -112,7 +104,7 @@ static int packable(const struct pk_report *r, const uint32_t *v, size_t n)
  * first, by start and end, then unresolved ones by address as a signed number
  * (perf's signed difference, but for addresses 2^63 or more apart).
  */
-static int pack(const struct pk_report *r, const uint32_t *rank, const struct rp_entry *e, uint64_t *w)
+static void pack(const struct pk_report *r, const uint32_t *rank, const struct rp_entry *e, uint64_t *w)
 {
 	const uint64_t sign = 1ULL << 63;
 	int k = 0;
@@ -132,17 +124,16 @@ static int pack(const struct pk_report *r, const uint32_t *rank, const struct rp
 			break;
 		}
 	}
-	return k;
 }
 
 int rp_collapse_order(struct pk_report *r, uint32_t *v, size_t n)
 {
+	int words = packed_words(r, v, n);
 	struct packed *p;
 	uint32_t *rank;
 
-	cmp_r = r;
-	if (!packable(r, v, n)) {
-		qsort(v, n, sizeof(*v), entry_cmp);
+	if (!words) {
+		qsort_r(v, n, sizeof(*v), entry_cmp, r);
 		return 0;
 	}
 	rank = string_ranks(&r->strs);
@@ -153,10 +144,10 @@ int rp_collapse_order(struct pk_report *r, uint32_t *v, size_t n)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		cmp_words = pack(r, rank, &r->ent[v[i]], p[i].w);
+		pack(r, rank, &r->ent[v[i]], p[i].w);
 		p[i].entry = v[i];
 	}
-	qsort(p, n, sizeof(*p), packed_cmp);
+	qsort_r(p, n, sizeof(*p), packed_cmp, &words);
 	for (size_t i = 0; i < n; i++)
 		v[i] = p[i].entry;
 	free(p);

@@ -139,14 +139,8 @@ static int rp_u64_desc(uint64_t a, uint64_t b)
 /* perf's insertion order: the leader's collapsed tree, by the sort keys alone */
 static int rp_row_collapse_order(const void *pa, const void *pb)
 {
-	const struct rp_entry *a = rp_row_rep(&gs.rows[*(const uint32_t *)pa * gs.nr]);
-	const struct rp_entry *b = rp_row_rep(&gs.rows[*(const uint32_t *)pb * gs.nr]);
-	int c;
-
-	for (int i = 0; i < gs.r->nr_keys; i++)
-		if ((c = rp_key_collapse_cmp(gs.r, gs.r->keys[i], a, b)))
-			return c;
-	return 0;
+	return rp_entry_collapse_cmp(gs.r, rp_row_rep(&gs.rows[*(const uint32_t *)pa * gs.nr]),
+				     rp_row_rep(&gs.rows[*(const uint32_t *)pb * gs.nr]));
 }
 
 /* perf's hist_entry__sort() of two rows, negated: < 0 when row @ia prints first */

@@ -269,6 +269,8 @@ int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struc
  */
 int rp_key_collapse_cmp(const struct pk_report *r, const struct rp_keydef *k,
 			const struct rp_entry *a, const struct rp_entry *b);
+/* The same over every sort key in turn: perf's hist_entry__collapse(). */
+int rp_entry_collapse_cmp(const struct pk_report *r, const struct rp_entry *a, const struct rp_entry *b);
 /* Column width perf would use for key @k, given the entries of one event. */
 size_t rp_key_width(const struct pk_report *r, const struct rp_keydef *k, const struct rp_entry *e);
 int rp_key_right_align(const struct rp_keydef *k);

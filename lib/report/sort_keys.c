@@ -340,6 +340,16 @@ int rp_key_collapse_cmp(const struct pk_report *r, const struct rp_keydef *k,
 	return k->id == RP_K_SYMOFF ? (a->symoff > b->symoff) - (a->symoff < b->symoff) : 0;
 }
 
+int rp_entry_collapse_cmp(const struct pk_report *r, const struct rp_entry *a, const struct rp_entry *b)
+{
+	int c;
+
+	for (int i = 0; i < r->nr_keys; i++)
+		if ((c = rp_key_collapse_cmp(r, r->keys[i], a, b)))
+			return c;
+	return 0;
+}
+
 size_t rp_key_width(const struct pk_report *r, const struct rp_keydef *k, const struct rp_entry *e)
 {
 	const char *str = rp_key_str(r, k, e);
