@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <perfkit/perfdata.h>
 #include "perfdata/features_int.h"
+#include "../shared_data.h"
 #include "../tap.h"
 
 #define OFF 4096   /* file offset the sections pretend to live at */
@@ -696,13 +697,6 @@ static void test_attr_print(void)
 }
 
 /* ---- the oracle: perf report --header-only ----------------------------------------------- */
-
-static const char *shared_dir(void)
-{
-	const char *s = getenv("PK_SHARED");
-
-	return s && *s ? s : "../shared";
-}
 
 static int have_perf(void)
 {

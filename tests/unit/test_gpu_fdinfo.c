@@ -31,6 +31,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <perfkit/gpu.h>
+#include "../shared_data.h"
 #include "../tap.h"
 
 #define KiB 1024ull
@@ -560,13 +561,6 @@ static void check_want(const struct pk_fdinfo *fi, int ret, const struct want *w
 	is_int(fi->n_malformed, w->n_malformed, "%s: malformed lines", what);
 	if (!ok(fi->first_malformed == w->first_malformed, "%s: first malformed offset", what))
 		diag("  got %" PRIu64 ", want %" PRIu64, fi->first_malformed, w->first_malformed);
-}
-
-static const char *shared_dir(void)
-{
-	const char *s = getenv("PK_SHARED");
-
-	return s && *s ? s : "../shared";
 }
 
 static int is_dir(const char *path)

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <perfkit/oa.h>
+#include "../shared_data.h"
 #include "../tap.h"
 #include "../oa_set_diff.h"
 
@@ -102,8 +103,6 @@ static void same_error(const char *what, const char *xml, const char *key, const
 
 /* ---- 1. the shared metric files ---------------------------------------------- */
 
-static char shared[512];
-
 static void test_file(const char *file, size_t n_sets)
 {
 	char path[1024], upper[64];
@@ -111,7 +110,12 @@ static void test_file(const char *file, size_t n_sets)
 	struct pk_diag d;
 	size_t bad = 0, checked = 0, most = 0;
 
-	snprintf(path, sizeof(path), "%s/data/intel-oa/%s", shared, file);
+	snprintf(path, sizeof(path), "data/intel-oa/%s", file);
+	if (!shared_has(path)) {
+		skip("%s: not under %s/data/intel-oa", file, shared_dir());
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/data/intel-oa/%s", shared_dir(), file);
 	pk_diag_init(&d);
 	if (!ok(pk_oa_metrics_load(path, &all, &d) == 0, "%s loads whole", file)) {
 		diag("%s", d.msg);
@@ -289,9 +293,6 @@ static void test_elsewhere(void)
 
 int main(void)
 {
-	const char *s = getenv("PK_SHARED");
-
-	snprintf(shared, sizeof(shared), "%s", s && *s ? s : "../shared");
 	test_file("oa-hsw.xml", 6);
 	test_file("oa-bdw.xml", 24);
 	test_file("oa-sklgt2.xml", 22);

@@ -28,15 +28,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <perfkit/perfdata.h>
+#include "../shared_data.h"
 #include "../tap.h"
 #include "perfdata_scan.h"
-
-static const char *shared_dir(void)
-{
-	const char *s = getenv("PK_SHARED");
-
-	return s && *s ? s : "../shared";
-}
 
 static int have_perf(void)
 {

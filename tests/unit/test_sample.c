@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <perfkit/sample.h>
+#include "../shared_data.h"
 #include "../tap.h"
 
 /* ---- a record builder that also remembers the width of every field ------ */
@@ -1029,13 +1030,6 @@ static void test_data_src_table(void)
 }
 
 /* ---- oracle runs of perf ------------------------------------------------------ */
-
-static const char *shared_dir(void)
-{
-	const char *s = getenv("PK_SHARED");
-
-	return s && *s ? s : "../shared";
-}
 
 static int have_perf(void)
 {
