@@ -2,7 +2,7 @@
  * A minimal TAP producer for perfkit's C unit tests, run by prove.
  * ok(cond, name, ...) prints "ok N - name" or "not ok N - name" with a
  * diagnostic line giving file and line; is_int/is_str/is_dbl show the values
- * that differed; skip() counts a test not run, with its reason. done_testing() prints the plan and returns the exit status.
+ * that differed. done_testing() prints the plan and returns the exit status.
  */
 #ifndef PERFKIT_TESTS_TAP_H
 #define PERFKIT_TESTS_TAP_H
@@ -60,20 +60,6 @@ static inline int tap_result(int pass, const char *file, int line, const char *f
 static inline void skip_all(const char *why)
 {
 	printf("1..0 # SKIP %s\n", why);
-}
-
-/* One test not run, counted as passed: "ok N # SKIP why". */
-static inline void skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static inline void skip(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("ok %d # SKIP ", ++tap_count);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
 }
 
 static inline void diag(const char *fmt, ...)

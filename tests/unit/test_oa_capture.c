@@ -36,6 +36,7 @@
 #include <unistd.h>
 #include <libdrm/i915_drm.h>
 #include <perfkit/oa.h>
+#include "../shared_data.h"
 #include "../tap.h"
 #include "fixture_files.h"
 
@@ -436,10 +437,9 @@ static void check_oracles(const char *file, size_t n_reports)
 		return;
 	}
 	{
-		const char *sh = getenv("PK_SHARED");
 		char xml[PATH_MAX];
 
-		snprintf(xml, sizeof(xml), "%s/data/intel-oa/oa-bdw.xml", sh && *sh ? sh : "../shared");
+		snprintf(xml, sizeof(xml), "%s/data/intel-oa/oa-bdw.xml", shared_dir());
 		if (access(xml, R_OK)) {
 			ok(1, "# SKIP no oa-bdw.xml under $PK_SHARED/data/intel-oa for perfkit oa report");
 			return;

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <perfkit/oa.h>
+#include "../shared_data.h"
 #include "../tap.h"
 
 static char DIR_[1024];
@@ -529,7 +530,6 @@ static void check_far_points(void)
 
 int main(void)
 {
-	const char *s = getenv("PK_SHARED");
 	struct dirent **ents;
 	bool reader;
 	int n;
@@ -537,7 +537,7 @@ int main(void)
 	char rel[512], abs_[PATH_MAX];
 
 	/* absolute, since the reader runs in a directory of its own */
-	snprintf(rel, sizeof(rel), "%.400s/data/i915-perf", s ? s : "../shared");
+	snprintf(rel, sizeof(rel), "%.400s/data/i915-perf", shared_dir());
 	snprintf(DIR_, sizeof(DIR_), "%.1000s", realpath(rel, abs_) ? abs_ : rel);
 	n = scandir(DIR_, &ents, NULL, alphasort);
 	if (n < 0) {

@@ -23,10 +23,11 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include <perfkit/oa.h>
+#include "../shared_data.h"
 #include "../tap.h"
 #include "oa_gen.h"
 
-static char shared[1024], data_dir[1200], xml_dir[1200];
+static char data_dir[1200], xml_dir[1200];
 
 /* ---- the reader's output, parsed ------------------------------------------------ */
 
@@ -736,11 +737,8 @@ static void check_reader(void)
 
 int main(void)
 {
-	const char *env = getenv("PK_SHARED");
-
-	snprintf(shared, sizeof(shared), "%s", env && *env ? env : "../shared");
-	snprintf(data_dir, sizeof(data_dir), "%s/data/i915-perf", shared);
-	snprintf(xml_dir, sizeof(xml_dir), "%s/data/intel-oa", shared);
+	snprintf(data_dir, sizeof(data_dir), "%s/data/i915-perf", shared_dir());
+	snprintf(xml_dir, sizeof(xml_dir), "%s/data/intel-oa", shared_dir());
 	if (access(data_dir, R_OK) != 0 || access(xml_dir, R_OK) != 0) {
 		skip_all("no recordings or metric files in ../shared/data (set PK_SHARED)");
 		return 0;

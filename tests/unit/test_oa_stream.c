@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <perfkit/oa.h>
+#include "../shared_data.h"
 #include "../tap.h"
 
 static char DIR_[1024];
@@ -312,11 +313,10 @@ static void check_errors(void)
 
 int main(void)
 {
-	const char *s = getenv("PK_SHARED");
 	char rel[512], abs_[PATH_MAX];
 	FILE *probe;
 
-	snprintf(rel, sizeof(rel), "%.400s/data/i915-perf", s ? s : "../shared");
+	snprintf(rel, sizeof(rel), "%.400s/data/i915-perf", shared_dir());
 	snprintf(DIR_, sizeof(DIR_), "%.1000s", realpath(rel, abs_) ? abs_ : rel);
 	snprintf(rel, sizeof(rel), "%.400s/hsw_renderbasic.i915perf", DIR_);
 	if (!(probe = fopen(rel, "rb"))) {

@@ -13,13 +13,12 @@
 #include <perfkit/script.h>
 #include <perfkit/session.h>
 #include "session/internal.h"
+#include "../shared_data.h"
 #include "../tap.h"
-
-static char shared[4096];
 
 static const char *corpus(const char *rel, char *buf, size_t sz)
 {
-	snprintf(buf, sz, "%s/data/perf.data/%s", shared, rel);
+	snprintf(buf, sz, "%s/data/perf.data/%s", shared_dir(), rel);
 	return buf;
 }
 
@@ -310,10 +309,8 @@ static void test_corrupt(void)
 
 int main(void)
 {
-	const char *s = getenv("PK_SHARED");
 	char probe[4200];
 
-	snprintf(shared, sizeof(shared), "%s", s ? s : "../shared");
 	test_callchain();
 	test_filter_parse();
 	test_fields();
@@ -323,7 +320,7 @@ int main(void)
 		test_script_output();
 		test_corrupt();
 	} else {
-		diag("shared corpus not found under %s: corpus tests skipped", shared);
+		diag("shared corpus not found under %s: corpus tests skipped", shared_dir());
 	}
 	return done_testing();
 }

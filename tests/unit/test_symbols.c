@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <perfkit/symbols.h>
 #include "symbols/internal.h"
+#include "../shared_data.h"
 #include "../tap.h"
 
 static char tmp[256];
@@ -1035,7 +1036,6 @@ static void test_corpus_dso(void)
 		"simpleperf/perf.data", "quipper/perf.data.callgraph_and_branch-3.8",
 		"simpleperf/perf_with_jit_symbol.data",
 	};
-	const char *shared = getenv("PK_SHARED") ? getenv("PK_SHARED") : "../shared";
 	const char *build = getenv("PK_BUILD") ? getenv("PK_BUILD") : "build";
 	char path[1024], pk[1024];
 	size_t i;
@@ -1046,7 +1046,7 @@ static void test_corpus_dso(void)
 		return;
 	}
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		snprintf(path, sizeof(path), "%s/data/perf.data/%s", shared, files[i]);
+		snprintf(path, sizeof(path), "%s/data/perf.data/%s", shared_dir(), files[i]);
 		if (access(path, R_OK)) {
 			ok(1, "# SKIP %s not found", path);
 			continue;
