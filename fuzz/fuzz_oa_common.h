@@ -1,6 +1,7 @@
 /*
  * What the OA fuzz targets (fuzz_oa_recording.c, fuzz_oa_stream.c) do with
- * an input that parsed: build the timelines (segment bounds checked),
+ * an input that parsed: build the timelines (segment bounds and counters
+ * checked),
  * decode every report, write the recording and read it back (same report
  * count and format). Any violation aborts.
  */
@@ -8,6 +9,7 @@
 #define PERFKIT_FUZZ_OA_COMMON_H
 
 #include <stdlib.h>
+#include <string.h>
 #include <perfkit/oa.h>
 
 static void fuzz_oa_exercise(struct pk_oa_recording *rec)
@@ -22,9 +24,16 @@ static void fuzz_oa_exercise(struct pk_oa_recording *rec)
 	if (pk_oa_timeline_build(rec, &tl, &d) == 0) {
 		if (pk_oa_recording_is_stream(rec) && tl.cpu_valid)
 			abort();
-		for (size_t i = 0; i < tl.n_segments; i++)
+		for (size_t i = 0; i < tl.n_segments; i++) {
+			uint64_t got[PK_OA_MAX_VALUES], want[PK_OA_MAX_VALUES] = { 0 };
+
 			if (tl.segments[i].end >= tl.n_reports || tl.segments[i].first > tl.segments[i].end)
 				abort();
+			/* kept or summed when asked, a segment's counters are its pairs' */
+			pk_oa_recording_accumulate(rec, tl.segments[i].first, tl.segments[i].end, want);
+			if (pk_oa_timeline_deltas(&tl, rec, i, got) || memcmp(got, want, sizeof(got)))
+				abort();
+		}
 		pk_oa_timeline_release(&tl);
 	}
 	for (size_t i = 0; i < pk_oa_recording_n_reports(rec); i++)

@@ -400,11 +400,11 @@ PK_API int pk_oa_recording_write(const struct pk_oa_recording *rec, struct pk_bu
 /*
  * One timeline item as IGT's i915-perf-reader prints it: the run of reports
  * of one context. It starts at its first report and ends at the first
- * report of the next segment (the last segment at the last report);
- * deltas[] sums the consecutive pairs over that range. Every segment holds
- * a pair: when the last report starts a context of its own it makes no
- * segment (as in the reader; a one-report recording has none), and it is
- * then only the end of the segment before.
+ * report of the next segment (the last segment at the last report); its
+ * counters (pk_oa_timeline_deltas) sum the consecutive pairs over that
+ * range. Every segment holds a pair: when the last report starts a context
+ * of its own it makes no segment (as in the reader; a one-report recording
+ * has none), and it is then only the end of the segment before.
  */
 struct pk_oa_segment {
 	uint32_t ctx_id;          /* PK_OA_CTX_INVALID: idle (no valid context) */
@@ -413,7 +413,7 @@ struct pk_oa_segment {
 				     unless the last report starts a context of its own */
 	uint32_t gpu_ts_start, gpu_ts_end;  /* report timestamps (shifted) */
 	uint64_t cpu_ns_start, cpu_ns_end;
-	uint64_t deltas[PK_OA_MAX_VALUES];
+	size_t stored;            /* private: its counters in the timeline's sums[], or SIZE_MAX */
 };
 
 /* The recording's summary, as the reader's header lines. */
@@ -427,6 +427,9 @@ struct pk_oa_timeline {
 	uint32_t ts_first, ts_last;                    /* first and last report, shifted */
 	uint32_t raw_ts_first, raw_ts_last;            /* dw1 as written */
 	bool cpu_valid;           /* false without correlation points: cpu_ns_* are 0 */
+	/* private, for pk_oa_timeline_deltas: the counters of the segments that keep theirs */
+	uint64_t (*sums)[PK_OA_MAX_VALUES];
+	size_t n_sums;
 };
 
 /*
@@ -446,6 +449,19 @@ struct pk_oa_timeline {
 PK_API int pk_oa_timeline_build(const struct pk_oa_recording *rec, struct pk_oa_timeline *tl,
 				struct pk_diag *diag);
 PK_API void pk_oa_timeline_release(struct pk_oa_timeline *tl);
+
+/*
+ * The counters of segment @i of @tl, a timeline of @rec, into @deltas
+ * (PK_OA_MAX_VALUES, overwritten): its consecutive report pairs summed, as
+ * pk_oa_recording_accumulate(rec, first, end) sums them. Segments of 16
+ * pairs and more keep theirs, summed when the timeline was built; shorter
+ * ones are summed now (at most 15 pairs), so that a recording whose context
+ * changes at every report does not need 512 bytes per report. Safe from
+ * several threads. -ERANGE for @i out of range, -EINVAL when @tl is not a
+ * timeline of @rec.
+ */
+PK_API int pk_oa_timeline_deltas(const struct pk_oa_timeline *tl, const struct pk_oa_recording *rec,
+				 size_t i, uint64_t *deltas);
 
 /*
  * Read the recording at @path (a bare kernel stream of device @sd, else an

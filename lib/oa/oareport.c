@@ -156,11 +156,16 @@ void pk_oa_summary_release(struct pk_oa_summary *s)
 
 int pk_oa_summary_values(const struct pk_oa_summary *s, size_t i, struct pk_oa_value *values)
 {
+	uint64_t d[PK_OA_MAX_VALUES];
+	int err;
+
 	if (i >= s->tl.n_segments)
 		return -ERANGE;
 	if (!s->eval)
 		return -ENOENT;
-	pk_oa_eval_run(s->eval, s->tl.segments[i].deltas, values);
+	if ((err = pk_oa_timeline_deltas(&s->tl, s->rec, i, d)))
+		return err;
+	pk_oa_eval_run(s->eval, d, values);
 	return 0;
 }
 

@@ -81,12 +81,13 @@ void oa_accumulate_range(const struct pk_oa_decoder *dec, const uint8_t *const *
 			 size_t first, size_t last, uint64_t *deltas);
 
 /*
- * Segments (segments.c): built from reports[0..n) with @dec, all CPU times
- * 0 (timeline.c sets them), the last report's lone context included (the
- * caller drops it). 0 or -ENOMEM.
+ * Segments (segments.c): built from reports[0..n) with @dec into
+ * tl->segments, all CPU times 0 (timeline.c sets them), the last report's
+ * lone context included (the caller drops it), and the counters of the
+ * segments that keep theirs into tl->sums. 0 or -ENOMEM.
  */
 int oa_segments_build(const struct pk_oa_decoder *dec, const uint8_t *const *reports, size_t n,
-		      struct pk_oa_segment **segs, size_t *n_segs);
+		      struct pk_oa_timeline *tl);
 
 /*
  * The same, built while a recording is read: a worker thread builds blocks
@@ -102,9 +103,8 @@ struct oa_segments *oa_segments_follow(const struct pk_oa_decoder *dec,
 				       const uint8_t *const *reports, size_t max_reports);
 /* reports[0..n_ready) are indexed (n_ready <= max_reports). */
 void oa_segments_publish(struct oa_segments *job, size_t n_ready);
-/* The recording has @n reports: build what is left, join, and free the job. 0 or -ENOMEM. */
-int oa_segments_finish(struct oa_segments *job, size_t n, struct pk_oa_segment **segs,
-		       size_t *n_segs);
+/* The recording has @n reports: build what is left, join into @tl as above, and free the job. */
+int oa_segments_finish(struct oa_segments *job, size_t n, struct pk_oa_timeline *tl);
 /* Stop the worker and free the job (NULL: nothing). */
 void oa_segments_cancel(struct oa_segments *job);
 

@@ -5,6 +5,14 @@
  * [k * B, (k + 1) * B]); a segment's counters are sums over report pairs,
  * so a block's first segment continues the previous block's last one.
  *
+ * Only segments of STORE_MIN_PAIRS pairs and more keep their sums (512
+ * bytes), in an array beside the segments (56 bytes each); shorter ones are
+ * summed when asked (pk_oa_timeline_deltas), from a few reports. A block's
+ * first and last segments keep theirs whatever their length, because they
+ * may be parts of one segment with the neighbouring block's. So a recording
+ * whose context changes at every report needs 56 bytes a report, not 568,
+ * and the sums take at most an eighth of the reports' own size.
+ *
  * The blocks can be built while the recording is still being read
  * (oa_segments_follow): the reader publishes how many reports it has
  * indexed, a worker builds each block soon after its reports were read,
@@ -26,6 +34,8 @@
 
 /* Reports per block: 2 MB of 256-byte reports, still in the last-level cache when built. */
 #define BLOCK_REPORTS 8192
+/* Pairs from which a segment keeps its sums. */
+#define STORE_MIN_PAIRS 16
 /* Reports accumulated at a time while a segment is open (in the cache after their headers). */
 #define ACCUMULATE_CHUNK 256
 /* How many reports ahead of the header being read its lines are fetched. */
@@ -45,6 +55,8 @@ struct span {
 	bool built;
 	struct pk_oa_segment *segs;
 	size_t n, cap;
+	uint64_t (*sums)[PK_OA_MAX_VALUES];   /* of the segments that keep theirs, in order */
+	size_t n_sums, cap_sums;
 	int err;
 };
 
@@ -72,107 +84,146 @@ static size_t blocks_for(size_t n)
 	return n <= 1 ? n : (n - 2) / BLOCK_REPORTS + 1;
 }
 
-/* Open a segment of context @ctx at report @first: appended, its deltas zero. */
-static int open_segment(struct span *sp, uint32_t ctx, size_t first)
+/* The timestamp of report @i. */
+static uint32_t report_ts(const struct oa_segments *job, size_t i)
+{
+	struct pk_oa_report h;
+
+	pk_oa_report_header(&job->dec, job->reports[i], &h);
+	return h.timestamp;
+}
+
+/* Open a segment of context @ctx at report @first: appended. */
+static int open_segment(const struct oa_segments *job, struct span *sp, uint32_t ctx, size_t first)
 {
 	struct pk_oa_segment *seg;
 
-	if (pk_array_grow((void **)&sp->segs, &sp->cap, sp->n + 1, sizeof(*sp->segs), 8))
+	if (pk_array_grow((void **)&sp->segs, &sp->cap, sp->n + 1, sizeof(*sp->segs), 64))
 		return -ENOMEM;
 	seg = &sp->segs[sp->n++];
 	memset(seg, 0, sizeof(*seg));
 	seg->ctx_id = ctx;
 	seg->first = first;
+	seg->gpu_ts_start = report_ts(job, first);
 	return 0;
 }
 
 /*
- * Close the open segment at report @end (@last: the final report, which then
- * counts as one of its reports): the deltas from @done (accumulated up to
- * there already) to @end, and its GPU times.
+ * Close the open segment at report @end (@last: the final report, which
+ * then counts as one of its reports). @sum holds its pairs up to @done; it
+ * keeps them, with the rest added, when it is long or at an end of the
+ * span. @sum is cleared for the next. 0 or -ENOMEM.
  */
-static void close_segment(const struct oa_segments *job, struct span *sp, size_t done,
-			  size_t end, bool last)
+static int close_segment(const struct oa_segments *job, struct span *sp, uint64_t *sum,
+			 size_t done, size_t end, bool last)
 {
 	struct pk_oa_segment *seg = &sp->segs[sp->n - 1];
-	struct pk_oa_report h;
 
 	seg->end = end;
 	seg->n_reports = end - seg->first + (last ? 1 : 0);
-	oa_accumulate_range(&job->dec, job->reports, done, end, seg->deltas);
-	pk_oa_report_header(&job->dec, job->reports[seg->first], &h);
-	seg->gpu_ts_start = h.timestamp;
-	pk_oa_report_header(&job->dec, job->reports[end], &h);
-	seg->gpu_ts_end = h.timestamp;
+	seg->gpu_ts_end = report_ts(job, end);
+	seg->stored = SIZE_MAX;
+	if (end - seg->first >= STORE_MIN_PAIRS || sp->n == 1 || end == sp->hi) {
+		if (pk_array_grow((void **)&sp->sums, &sp->cap_sums, sp->n_sums + 1,
+				  sizeof(*sp->sums), 8))
+			return -ENOMEM;
+		oa_accumulate_range(&job->dec, job->reports, done, end, sum);
+		memcpy(sp->sums[sp->n_sums], sum, sizeof(*sp->sums));
+		seg->stored = sp->n_sums++;
+	}
+	memset(sum, 0, sizeof(*sp->sums));
+	return 0;
 }
 
 /*
- * One pass over the span: the open segment's counters are accumulated every
+ * One pass over the span: an open segment's pairs are summed every
  * ACCUMULATE_CHUNK reports and when it closes, while the reports whose
- * headers were just read are still in the cache.
+ * headers were just read are still in the cache (short segments are not:
+ * they are summed when asked).
  */
 static void build_span(const struct oa_segments *job, struct span *sp)
 {
 	const uint8_t *const *reports = job->reports;
+	uint64_t sum[PK_OA_MAX_VALUES] = { 0 };
 	size_t done = sp->lo;
 
-	if ((sp->err = open_segment(sp, oa_report_ctx(&job->dec, reports[sp->lo]), sp->lo)))
+	if ((sp->err = open_segment(job, sp, oa_report_ctx(&job->dec, reports[sp->lo]), sp->lo)))
 		return;
 	for (size_t i = sp->lo + 1; i <= sp->hi; i++) {
-		uint32_t cur = sp->segs[sp->n - 1].ctx_id, ctx;
+		uint32_t ctx;
 
 		if (i + PREFETCH_AHEAD <= sp->hi)
 			for (size_t b = 0; b < job->stride; b += 64)
 				__builtin_prefetch(reports[i + PREFETCH_AHEAD] + b);
 		ctx = oa_report_ctx(&job->dec, reports[i]);
-		if (ctx == cur) {
+		if (ctx == sp->segs[sp->n - 1].ctx_id) {
 			if (i - done >= ACCUMULATE_CHUNK) {
-				oa_accumulate_range(&job->dec, reports, done, i,
-						    sp->segs[sp->n - 1].deltas);
+				oa_accumulate_range(&job->dec, reports, done, i, sum);
 				done = i;
 			}
 			continue;
 		}
-		close_segment(job, sp, done, i, false);
+		if ((sp->err = close_segment(job, sp, sum, done, i, false)))
+			return;
 		done = i;
-		if ((sp->err = open_segment(sp, ctx, i)))
+		if ((sp->err = open_segment(job, sp, ctx, i)))
 			return;
 	}
-	close_segment(job, sp, done, sp->hi, sp->final);
+	sp->err = close_segment(job, sp, sum, done, sp->hi, sp->final);
+}
+
+static void span_release(struct span *sp)
+{
+	free(sp->segs);
+	free(sp->sums);
+	sp->segs = NULL;
+	sp->sums = NULL;
 }
 
 /*
  * Join span @b onto @a, which ends at @b's first report. That report is in
  * both: @a's last segment holds it as its end (empty when a new context
  * starts there) and @b's first as its start, so the two are one segment of
- * one context. Its sums add (they are sums over report pairs); its end and
- * report count follow from @b's. @b's segments are released.
+ * one context. Its sums add (both keep theirs: they end a span); its end and
+ * report count follow from @b's. @b is released.
  */
 static int join_span(struct span *a, struct span *b)
 {
 	struct pk_oa_segment *tail;
 	const struct pk_oa_segment *head = &b->segs[0];
+	size_t base;
 	int err = 0;
 
 	if (!a->n) {
+		span_release(a);
 		*a = *b;
 		b->segs = NULL;
+		b->sums = NULL;
 		return 0;
 	}
 	tail = &a->segs[a->n - 1];
+	base = a->n_sums - 1;    /* b's sums after its first (added to a's last) go from a->n_sums */
 	for (size_t k = 0; k < PK_OA_MAX_VALUES; k++)
-		tail->deltas[k] += head->deltas[k];
+		a->sums[tail->stored][k] += b->sums[head->stored][k];
 	tail->end = head->end;
 	tail->n_reports += head->n_reports;
 	tail->gpu_ts_end = head->gpu_ts_end;
-	if (pk_array_grow((void **)&a->segs, &a->cap, a->n + b->n - 1, sizeof(*a->segs), 8)) {
+	if (pk_array_grow((void **)&a->segs, &a->cap, a->n + b->n - 1, sizeof(*a->segs), 8) ||
+	    pk_array_grow((void **)&a->sums, &a->cap_sums, a->n_sums + b->n_sums - 1,
+			  sizeof(*a->sums), 8)) {
 		err = -ENOMEM;
 	} else {
-		memcpy(a->segs + a->n, b->segs + 1, (b->n - 1) * sizeof(*b->segs));
-		a->n += b->n - 1;
+		for (size_t k = 1; k < b->n; k++) {
+			struct pk_oa_segment *seg = &a->segs[a->n++];
+
+			*seg = b->segs[k];
+			if (seg->stored != SIZE_MAX)
+				seg->stored += base;
+		}
+		memcpy(a->sums + a->n_sums, b->sums + 1, (b->n_sums - 1) * sizeof(*b->sums));
+		a->n_sums += b->n_sums - 1;
 	}
-	free(b->segs);
-	b->segs = NULL;
+	span_release(b);
 	return err;
 }
 
@@ -251,9 +302,9 @@ static void *build_blocks(void *arg)
 static void job_free(struct oa_segments *job)
 {
 	for (size_t k = 0; k < job->max_blocks; k++)
-		free(job->blocks[k].segs);
+		span_release(&job->blocks[k]);
 	free(job->blocks);
-	free(job->result.segs);
+	span_release(&job->result);
 	pthread_cond_destroy(&job->more);
 	pthread_mutex_destroy(&job->lock);
 	free(job);
@@ -329,8 +380,7 @@ void oa_segments_cancel(struct oa_segments *job)
 	job_free(job);
 }
 
-int oa_segments_finish(struct oa_segments *job, size_t n, struct pk_oa_segment **segs,
-		       size_t *n_segs)
+int oa_segments_finish(struct oa_segments *job, size_t n, struct pk_oa_timeline *tl)
 {
 	int err;
 
@@ -345,21 +395,23 @@ int oa_segments_finish(struct oa_segments *job, size_t n, struct pk_oa_segment *
 	err = job->err;
 	if (!err && job->joined != blocks_for(n))
 		err = -EPROTO;        /* cannot happen: every block was claimed and built */
-	*segs = err ? NULL : job->result.segs;
-	*n_segs = err ? 0 : job->result.n;
-	if (!err)
+	if (!err) {
+		tl->segments = job->result.segs;
+		tl->n_segments = job->result.n;
+		tl->sums = job->result.sums;
+		tl->n_sums = job->result.n_sums;
 		job->result.segs = NULL;
+		job->result.sums = NULL;
+	}
 	job_free(job);
 	return err;
 }
 
 int oa_segments_build(const struct pk_oa_decoder *dec, const uint8_t *const *reports, size_t n,
-		      struct pk_oa_segment **segs, size_t *n_segs)
+		      struct pk_oa_timeline *tl)
 {
 	/* a worker waits until finish says every report is ready */
 	struct oa_segments *job = job_new(dec, reports, n, oa_segments_two_threads(n));
 
-	*segs = NULL;
-	*n_segs = 0;
-	return job ? oa_segments_finish(job, n, segs, n_segs) : -ENOMEM;
+	return job ? oa_segments_finish(job, n, tl) : -ENOMEM;
 }

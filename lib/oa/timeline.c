@@ -9,7 +9,8 @@
  * consecutive pairs so that counters wrapping between distant reports stay
  * exact; a context starting at the last report has no pair, so no segment.
  * Being sums over pairs, they are built in blocks, on two threads for long
- * recordings, even while the recording is read (segments.c).
+ * recordings, even while the recording is read (segments.c); short
+ * segments' counters are summed only when asked.
  *
  * CPU time: reports carry 32 bits of timestamp (31 usable on DG2/MTL:
  * ts_mask), correlation points the full 36-bit register. Correlation points
@@ -172,7 +173,28 @@ uint64_t pk_oa_recording_cpu_time(const struct pk_oa_recording *rec, uint32_t ts
 void pk_oa_timeline_release(struct pk_oa_timeline *tl)
 {
 	free(tl->segments);
+	free(tl->sums);
 	memset(tl, 0, sizeof(*tl));
+}
+
+int pk_oa_timeline_deltas(const struct pk_oa_timeline *tl, const struct pk_oa_recording *rec,
+			  size_t i, uint64_t *deltas)
+{
+	const struct pk_oa_segment *g;
+
+	if (i >= tl->n_segments)
+		return -ERANGE;
+	g = &tl->segments[i];
+	if (tl->n_reports != rec->n_reports || g->first > g->end || g->end >= rec->n_reports ||
+	    (g->stored != SIZE_MAX && g->stored >= tl->n_sums))
+		return -EINVAL;
+	if (g->stored != SIZE_MAX) {
+		memcpy(deltas, tl->sums[g->stored], sizeof(*tl->sums));
+		return 0;
+	}
+	memset(deltas, 0, sizeof(*tl->sums));
+	oa_accumulate_range(&rec->dec, rec->reports, g->first, g->end, deltas);
+	return 0;
 }
 
 /*
@@ -208,10 +230,11 @@ static int fill(const struct pk_oa_recording *rec, struct oa_segments *job,
 	pk_oa_report_header(d, pk_oa_recording_report(rec, n - 1), &h);
 	tl->ts_last = h.timestamp;
 	tl->raw_ts_last = h.raw_timestamp;
-	err = job ? oa_segments_finish(job, n, &tl->segments, &tl->n_segments)
-		  : oa_segments_build(d, rec->reports, n, &tl->segments, &tl->n_segments);
-	if (err)
+	err = job ? oa_segments_finish(job, n, tl) : oa_segments_build(d, rec->reports, n, tl);
+	if (err) {
+		pk_oa_timeline_release(tl);
 		return pk_diag_fail(diag, -ENOMEM, "out of memory");
+	}
 	/* a context whose only report is the last one holds no pair: no segment */
 	if (tl->n_segments && tl->segments[tl->n_segments - 1].first == n - 1)
 		tl->n_segments--;

@@ -557,13 +557,16 @@ static void test_capture(void)
 	is_int(tl.n_segments, 3, "three segments: context 0x20, context 0x40, idle");
 	if (tl.n_segments == 3) {
 		const struct pk_oa_decoder *dec = pk_oa_recording_decoder(rec);
+		uint64_t d0[PK_OA_MAX_VALUES] = { 0 }, d1[PK_OA_MAX_VALUES] = { 0 };
 
+		pk_oa_timeline_deltas(&tl, rec, 0, d0);
+		pk_oa_timeline_deltas(&tl, rec, 1, d1);
 		is_int(tl.segments[0].ctx_id, 0x20, "segment 1: context 0x20");
 		is_int(tl.segments[1].ctx_id, 0x40, "segment 2: context 0x40");
 		is_int(tl.segments[2].ctx_id, PK_OA_CTX_INVALID, "segment 3: idle");
-		is_int(tl.segments[0].deltas[dec->fmt->gpu_time], 40ull * 16384, "segment 1 lasts 40 periods");
-		is_int(tl.segments[0].deltas[dec->fmt->a], 40ull * 4096, "A0 counts across its 40-bit wrap");
-		is_int(tl.segments[1].deltas[dec->fmt->a + 1], 40ull * 7, "A1 counts by 7");
+		is_int(d0[dec->fmt->gpu_time], 40ull * 16384, "segment 1 lasts 40 periods");
+		is_int(d0[dec->fmt->a], 40ull * 4096, "A0 counts across its 40-bit wrap");
+		is_int(d1[dec->fmt->a + 1], 40ull * 7, "A1 counts by 7");
 		ok(tl.segments[0].cpu_ns_start >= corr[0].cpu_ns &&
 		   tl.segments[2].cpu_ns_end <= corr[n_corr - 1].cpu_ns,
 		   "report CPU times lie between the first and last correlation points");

@@ -5,7 +5,11 @@
  * and against reading first and building after (pk_oa_timeline_build).
  * Recordings of 65,537 reports and more, so that a second thread follows:
  * contexts changing at every report, exactly where blocks meet, inside
- * blocks, never; loss records and invalid contexts; a bare kernel stream.
+ * blocks, across several blocks, never; loss records and invalid contexts;
+ * a bare kernel stream. Every segment's counters (pk_oa_timeline_deltas:
+ * kept when built for long segments and a block's first and last, summed
+ * when asked for short ones) are its pairs summed one by one
+ * (pk_oa_recording_accumulate).
  * Then the reads that must stop the follower: a DEVICE_INFO after the
  * first report (here one that changes the decoder: a follower that went on
  * would give other contexts), a short SAMPLE and a truncated file, which
@@ -72,7 +76,6 @@ static size_t reference(const struct pk_oa_recording *rec, struct pk_oa_segment 
 
 		s[k].end = last ? n - 1 : s[k + 1].first;
 		s[k].n_reports = s[k].end - s[k].first + (last ? 1 : 0);
-		pk_oa_recording_accumulate(rec, s[k].first, s[k].end, s[k].deltas);
 		pk_oa_report_header(dec, pk_oa_recording_report(rec, s[k].end), &h);
 		s[k].gpu_ts_end = h.timestamp;
 		s[k].cpu_ns_start = pk_oa_recording_cpu_time(rec, s[k].gpu_ts_start);
@@ -89,8 +92,17 @@ static bool same_segment(const struct pk_oa_segment *a, const struct pk_oa_segme
 	return a->ctx_id == b->ctx_id && a->first == b->first && a->end == b->end &&
 	       a->n_reports == b->n_reports && a->gpu_ts_start == b->gpu_ts_start &&
 	       a->gpu_ts_end == b->gpu_ts_end && a->cpu_ns_start == b->cpu_ns_start &&
-	       a->cpu_ns_end == b->cpu_ns_end &&
-	       memcmp(a->deltas, b->deltas, sizeof(a->deltas)) == 0;
+	       a->cpu_ns_end == b->cpu_ns_end;
+}
+
+/* Segment @i's counters from @tl are its pairs summed one by one. */
+static bool same_deltas(const struct pk_oa_recording *rec, const struct pk_oa_timeline *tl, size_t i)
+{
+	uint64_t got[PK_OA_MAX_VALUES], want[PK_OA_MAX_VALUES] = { 0 };
+	const struct pk_oa_segment *g = &tl->segments[i];
+
+	pk_oa_recording_accumulate(rec, g->first, g->end, want);
+	return pk_oa_timeline_deltas(tl, rec, i, got) == 0 && memcmp(got, want, sizeof(got)) == 0;
 }
 
 /* Check @tl against the reference segments of @rec. */
@@ -101,7 +113,7 @@ static void check_timeline(const char *what, const char *how, const struct pk_oa
 	size_t n = reference(rec, &ref), bad = 0, first_bad = 0;
 
 	for (size_t i = 0; i < n && i < tl->n_segments; i++)
-		if (!same_segment(&tl->segments[i], &ref[i]) && !bad++)
+		if ((!same_segment(&tl->segments[i], &ref[i]) || !same_deltas(rec, tl, i)) && !bad++)
 			first_bad = i;
 	ok(tl->n_segments == n && bad == 0,
 	   "%s, %s: %zu segments as the reference's %zu, %zu differ (first: %zu)", what, how,
@@ -278,30 +290,75 @@ static void check_stream(void)
 	pk_buf_release(&s);
 }
 
+/* Asked for a segment it does not have, or with another recording, pk_oa_timeline_deltas refuses. */
+static void check_misuse(void)
+{
+	struct oa_gen g1 = bdw(1000, 100), g2 = bdw(2000, 100);
+	struct pk_oa_recording *r1 = NULL, *r2 = NULL;
+	struct pk_oa_timeline tl;
+	struct pk_buf b1, b2;
+	struct pk_diag d;
+	uint64_t deltas[PK_OA_MAX_VALUES];
+
+	pk_buf_init(&b1);
+	pk_buf_init(&b2);
+	pk_diag_init(&d);
+	if (ok(oa_gen_write(&g1, &b1) == 0 && oa_gen_write(&g2, &b2) == 0 &&
+	       pk_oa_recording_read_mem(b1.data, b1.len, "r1", &r1, &d) == 0 &&
+	       pk_oa_recording_read_mem(b2.data, b2.len, "r2", &r2, &d) == 0 &&
+	       pk_oa_timeline_build(r1, &tl, &d) == 0, "misuse: two recordings read: %s", d.msg)) {
+		is_int(tl.n_segments, 10, "misuse: 10 segments");
+		is_int(pk_oa_timeline_deltas(&tl, r1, 9, deltas), 0, "misuse: the last segment's counters");
+		is_int(pk_oa_timeline_deltas(&tl, r1, 10, deltas), -ERANGE, "misuse: segment 10 is out of range");
+		is_int(pk_oa_timeline_deltas(&tl, r2, 0, deltas), -EINVAL,
+		       "misuse: the timeline is not one of a recording of 2,000 reports");
+		pk_oa_timeline_release(&tl);
+	}
+	pk_oa_recording_free(r1);
+	pk_oa_recording_free(r2);
+	pk_buf_release(&b1);
+	pk_buf_release(&b2);
+}
+
+/*
+ * The generated recordings. Blocks of 8,192 reports share one: 65,537
+ * reports make 8 blocks, 65,538 make 9. Segments of 15 pairs are summed
+ * when asked, of 16 when built.
+ */
+static const struct {
+	const char *what;
+	size_t n;
+	unsigned ctx_every, invalid_every, lost_every, corr_every;   /* 0: bdw()'s */
+} cases[] = {
+	{ "65,537 reports, a context at every report, invalid ones", 65537, 1, 7, 0, 0 },
+	{ "65,538 reports, contexts changing where blocks meet", 65538, 8192, 0, 0, 0 },
+	{ "65,539 reports in one context, loss records", 65539, 0, 0, 1000, 0 },
+	{ "65,600 reports, contexts every 15", 65600, 15, 0, 0, 0 },
+	{ "65,600 reports, contexts every 16", 65600, 16, 0, 0, 0 },
+	{ "65,537 reports in one context: the last pair ends a block", 65537, 0, 0, 0, 0 },
+	{ "100,000 reports, contexts every 20,000: whole blocks and parts", 100000, 20000, 0, 777, 0 },
+	{ "150,001 reports, contexts every 300, invalid ones", 150001, 300, 11, 0, 5000 },
+};
+
 int main(void)
 {
-	struct oa_gen g;
-
 	two_cpus = sysconf(_SC_NPROCESSORS_ONLN) >= 2;
 	if (!two_cpus)
 		diag("one CPU: nothing follows the reader; the results are still checked");
 	if (!ok(mkdtemp(tmpdir) != NULL, "temporary directory"))
 		return done_testing();
-	/* blocks of 8,192 reports sharing one: 65,537 reports make 8 blocks, 65,538 make 9 */
-	g = bdw(65537, 1);
-	g.invalid_every = 7;
-	check_generated("65,537 reports, a context at every report, invalid ones", &g);
-	g = bdw(65538, 8192);
-	check_generated("65,538 reports, contexts changing where blocks meet", &g);
-	g = bdw(65539, 0);
-	g.lost_every = 1000;
-	check_generated("65,539 reports in one context, loss records", &g);
-	g = bdw(150001, 300);
-	g.invalid_every = 11;
-	g.corr_every = 5000;
-	check_generated("150,001 reports, contexts every 300, invalid ones", &g);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct oa_gen g = bdw(cases[i].n, cases[i].ctx_every);
+
+		g.invalid_every = cases[i].invalid_every;
+		g.lost_every = cases[i].lost_every;
+		if (cases[i].corr_every)
+			g.corr_every = cases[i].corr_every;
+		check_generated(cases[i].what, &g);
+	}
 	check_stream();
 	check_stops();
+	check_misuse();
 	{
 		char cmd[300];
 

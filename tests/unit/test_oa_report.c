@@ -626,7 +626,10 @@ static void check_generated(const struct gen_case *c, const char *tmpdir)
 
 		if (ok(summarize(path, "all", &rec, &s, &d) == 0, "%s: perfkit decodes it", what)) {
 			for (size_t i = 0; i < s.tl.n_segments; i++) {
-				t += s.tl.segments[i].deltas[0];
+				uint64_t deltas[PK_OA_MAX_VALUES] = { 0 };
+
+				pk_oa_timeline_deltas(&s.tl, rec, i, deltas);
+				t += deltas[0];
 				mono &= s.tl.segments[i].cpu_ns_start >= prev &&
 					s.tl.segments[i].cpu_ns_end >= s.tl.segments[i].cpu_ns_start;
 				prev = s.tl.segments[i].cpu_ns_end;
