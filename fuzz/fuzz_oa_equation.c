@@ -10,7 +10,10 @@
  * predicate too, and the set is compiled and evaluated, with the max
  * equations. Compilation must either succeed or fail with -EINVAL, -ELOOP
  * or -E2BIG and a message; evaluation must never crash, read out of bounds
- * or hit undefined behaviour, whatever the deltas and variables.
+ * or hit undefined behaviour, whatever the deltas and variables. The set's
+ * values (its typed program, lib/oa/eval_typed.c) must be bit for bit
+ * those of each equation evaluated alone by the plain interpreter, on the
+ * values the set gave the counters it names.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -108,10 +111,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		struct pk_oa_value vals[MAX_LINES];
 
+		struct pk_oa_env set_env = { .deltas = deltas, .fmt = env.fmt, .vars = &vars, .counters = vals };
+
 		CHECK(pk_oa_eval_n_available(ev) <= n_lines);
 		pk_oa_eval_run(ev, deltas, vals);
 		for (size_t i = 0; i < n_lines; i++) {
 			CHECK(vals[i].type == ci[i].data_type);
+			CHECK(pk_oa_expr_compile(lines[i], names, n_lines, &e, &d) == 0);
+			v = pk_oa_expr_eval(e, &set_env, ci[i].data_type);
+			CHECK(v.type == vals[i].type && v.u == vals[i].u);
+			pk_oa_expr_free(e);
 			err = pk_oa_eval_max(ev, i, deltas, vals, &v);
 			CHECK(err == 0 || (err == -ENOENT && !ci[i].max_equation));
 		}

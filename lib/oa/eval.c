@@ -372,24 +372,6 @@ struct val {
 	};
 };
 
-/*
- * (uint64_t)d as x86-64 code from GCC computes it (cvttsd2si, with 2^63
- * subtracted first for large values), without C's undefined behaviour
- * outside [0, 2^64): negative values above -2^63 wrap, values from 2^64 up
- * give 0, NaN and values at or below -2^63 give 2^63.
- */
-static uint64_t f2u(double d)
-{
-	if (d >= 9223372036854775808.0) {
-		if (d < 18446744073709551616.0)
-			return (uint64_t)(d - 9223372036854775808.0) ^ 0x8000000000000000ULL;
-		return 0;
-	}
-	if (d > -9223372036854775808.0)
-		return (uint64_t)(int64_t)d;
-	return 0x8000000000000000ULL;
-}
-
 static inline double as_d(struct val v)
 {
 	return v.f ? v.d : (double)v.u;
@@ -397,7 +379,7 @@ static inline double as_d(struct val v)
 
 static inline uint64_t as_u(struct val v)
 {
-	return v.f ? f2u(v.d) : v.u;
+	return v.f ? oa_f2u(v.d) : v.u;
 }
 
 static inline struct val U(uint64_t u)
@@ -493,17 +475,17 @@ static struct val run(const struct insn *in, size_t n, const struct pk_oa_env *e
 		fl = a.f || b.f;
 		switch (x->op) {
 		case I_UADD:
-			r = U(fl ? f2u(as_d(a) + as_d(b)) : a.u + b.u);
+			r = U(fl ? oa_f2u(as_d(a) + as_d(b)) : a.u + b.u);
 			break;
 		case I_USUB:
-			r = U(fl ? f2u(as_d(a) - as_d(b)) : a.u - b.u);
+			r = U(fl ? oa_f2u(as_d(a) - as_d(b)) : a.u - b.u);
 			break;
 		case I_UMUL:
-			r = U(fl ? f2u(as_d(a) * as_d(b)) : a.u * b.u);
+			r = U(fl ? oa_f2u(as_d(a) * as_d(b)) : a.u * b.u);
 			break;
 		case I_UMIN:
 			if (fl)
-				r = U(f2u(as_d(a) < as_d(b) ? as_d(a) : as_d(b)));
+				r = U(oa_f2u(as_d(a) < as_d(b) ? as_d(a) : as_d(b)));
 			else
 				r = U(a.u < b.u ? a.u : b.u);
 			break;

@@ -54,6 +54,24 @@ struct names {
 	size_t n;
 };
 
+/*
+ * (uint64_t)d as x86-64 code from GCC computes it (cvttsd2si, with 2^63
+ * subtracted first for large values), without C's undefined behaviour
+ * outside [0, 2^64): negative values above -2^63 wrap, values from 2^64 up
+ * give 0, NaN and values at or below -2^63 give 2^63.
+ */
+static inline uint64_t oa_f2u(double d)
+{
+	if (d >= 9223372036854775808.0) {
+		if (d < 18446744073709551616.0)
+			return (uint64_t)(d - 9223372036854775808.0) ^ 0x8000000000000000ULL;
+		return 0;
+	}
+	if (d > -9223372036854775808.0)
+		return (uint64_t)(int64_t)d;
+	return 0x8000000000000000ULL;
+}
+
 /* Sort @n counter names (by index in @name) for $Name lookups. 0 or -ENOMEM. */
 int oa_names_init(struct names *nm, const char *const *name, size_t n);
 /*
@@ -75,5 +93,33 @@ struct pk_oa_value oa_prog_eval(const struct code *c, const struct prog *p, cons
 void oa_prog_specialize(struct code *c, struct prog *p, const struct pk_oa_env *env);
 /* Run program @p of @c as a predicate. */
 bool oa_prog_true(const struct code *c, const struct prog *p, const struct pk_oa_env *env);
+
+/*
+ * A metric set's specialized programs as one typed program (eval_typed.c):
+ * each slot's type known when compiling, conversions as instructions, one
+ * store per counter.
+ */
+struct typed_insn {
+	uint8_t op;
+	uint8_t slot;             /* conversions: 0 the top of the stack, 1 the value below */
+	uint32_t idx;
+	uint64_t imm;
+};
+
+struct typed {
+	struct typed_insn *v;
+	size_t n, cap;
+};
+
+/*
+ * Append program @p of @c (specialized: no I_VAR or I_READ left), then a
+ * store of its value as counter @idx of @counters (whose types $Counter
+ * references take). 0, -ENOMEM, or -EPROTO for an instruction it cannot
+ * type.
+ */
+int oa_typed_add(struct typed *t, const struct code *c, const struct prog *p,
+		 const struct pk_oa_counter_info *counters, uint32_t idx);
+/* Run @t: every counter it stores into @values, from @deltas and the values stored before. */
+void oa_typed_run(const struct typed *t, const uint64_t *deltas, struct pk_oa_value *values);
 
 #endif

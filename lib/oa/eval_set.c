@@ -3,7 +3,8 @@
  * with the device's variables, every equation and max equation compiled
  * once and specialized for the device and report format (eval.c), counters
  * ordered so that $Counter references are computed before their users
- * (cycles rejected), then evaluated on any number of delta arrays.
+ * (cycles rejected), then joined into one typed program (eval_typed.c) that
+ * evaluates the set on any number of delta arrays.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@ struct pk_oa_eval {
 	bool *avail;
 	size_t n_avail;
 	uint32_t *order;           /* counters in evaluation order */
+	struct typed run;          /* every counter's equation, in that order */
 };
 
 PK_API void pk_oa_eval_free(struct pk_oa_eval *ev)
@@ -31,6 +33,7 @@ PK_API void pk_oa_eval_free(struct pk_oa_eval *ev)
 	free(ev->max);
 	free(ev->avail);
 	free(ev->order);
+	free(ev->run.v);
 	free(ev);
 }
 
@@ -157,6 +160,16 @@ PK_API int pk_oa_eval_new(const struct pk_oa_set_info *set, const struct pk_oa_d
 		if (ev->max[i].present)
 			oa_prog_specialize(&ev->code, &ev->max[i], &env);
 	}
+	for (size_t k = 0; k < n; k++) {
+		uint32_t i = ev->order[k];
+
+		err = oa_typed_add(&ev->run, &ev->code, &ev->eq[i], set->counters, i);
+		if (err == -EPROTO)
+			pk_diag_fail(diag, err, "metric set '%s' counter '%s': its equation cannot be typed",
+				     set->symbol_name, names[i]);
+		if (err)
+			goto out;
+	}
 	err = 0;
 out:
 	free(nm.sorted);
@@ -189,16 +202,7 @@ PK_API size_t pk_oa_eval_n_available(const struct pk_oa_eval *ev)
 PK_API void pk_oa_eval_run(const struct pk_oa_eval *ev, const uint64_t *deltas,
 			   struct pk_oa_value *values)
 {
-	struct pk_oa_env env = { .deltas = deltas, .fmt = ev->fmt, .vars = &ev->vars,
-				 .counters = values };
-
-	for (size_t k = 0; k < ev->set->n_counters; k++) {
-		uint32_t i = ev->order[k];
-		const struct prog *p = &ev->eq[i];
-
-		values[i] = oa_prog_eval(&ev->code, p, &env,
-				     ev->set->counters[i].data_type);
-	}
+	oa_typed_run(&ev->run, deltas, values);
 }
 
 PK_API int pk_oa_eval_max(const struct pk_oa_eval *ev, size_t i, const uint64_t *deltas,

@@ -22,8 +22,10 @@
  *     operations on constants done once) computes bit for bit what the
  *     plain interpreter (pk_oa_expr_eval, nothing folded) computes: every
  *     equation and max equation of every set of the four files, on zero,
- *     small, 40-bit-range and random deltas, and a set of equations that
- *     fold every operator on edge values.
+ *     small, 40-bit-range and random deltas, a set of equations that
+ *     fold every operator on edge values, and every operator on every
+ *     pair of run-time operands of both types (the typed program of
+ *     lib/oa/eval_typed.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -883,6 +885,76 @@ static size_t folded_differs(const struct pk_oa_set_info *s, const struct pk_oa_
 	return bad;
 }
 
+/*
+ * Every operator on every pair of run-time operands of both types (the
+ * typed program's conversions and its operands taken from a literal, a
+ * delta or a counter: eval_typed.c): uint64s from deltas, one wrapping,
+ * doubles from them (half, negative, infinite, NaN, 0, -0, above 2^64,
+ * between 2^63 and 2^64), each result stored as a uint64 and as a double.
+ * The number of values that differ from the plain interpreter's, as
+ * folded_differs().
+ */
+static size_t typed_operators_differ(const struct pk_oa_devvars *vars, const struct pk_oa_format_info *fmt,
+				     const uint64_t *deltas)
+{
+	static const char *const base[][2] = {
+		{ "Du", "A 3 READ" },
+		{ "Uhi", "$Du 18446744073709551615 UADD" },
+		{ "Fh", "$Du 2 UADD 0.5 FMUL" },
+		{ "Fneg", "0.0 $Fh FSUB" },
+		{ "Finf", "$Fh 1.0 FADD 10000000000000000000.0 FMUL 10000000000000000000.0 FMUL "
+			  "10000000000000000000.0 FMUL 10000000000000000000.0 FMUL 10000000000000000000.0 FMUL "
+			  "10000000000000000000.0 FMUL 10000000000000000000.0 FMUL 10000000000000000000.0 FMUL "
+			  "10000000000000000000.0 FMUL 10000000000000000000.0 FMUL 10000000000000000000.0 FMUL "
+			  "10000000000000000000.0 FMUL 10000000000000000000.0 FMUL 10000000000000000000.0 FMUL "
+			  "10000000000000000000.0 FMUL 10000000000000000000.0 FMUL 10000000000000000000.0 FMUL" },
+		{ "Fnan", "$Finf $Finf FSUB" },
+		{ "Fz", "$Fh 0.0 FMUL" },
+		{ "Fmz", "$Fneg 0.0 FMUL" },
+		{ "F64", "$Fh 0.0 FMUL 10000000000000000000.0 2.0 FMUL FADD" },
+		{ "F63", "$Fh 0.0 FMUL 10000000000000000000.0 FADD" },
+	};
+	static const char *const ops[] = { "UADD", "USUB", "UMUL", "UDIV", "UMIN", "FADD", "FSUB", "FMUL",
+					   "FDIV", "FMAX", "AND", "OR", "<<", ">>", "&&", "||", "ULT",
+					   "ULTE", "UGT", "UGTE", "EQUALS" };
+	size_t nb = sizeof(base) / sizeof(base[0]), n_ops = sizeof(ops) / sizeof(ops[0]);
+	/* the base counters, every operator on every pair twice, and NOT of each */
+	size_t n = nb + 2 * nb * nb * n_ops + nb, k = 0, bad;
+	struct pk_oa_counter_info *c = calloc(n, sizeof(*c));
+	char (*text)[96] = calloc(n, sizeof(*text)), (*name)[16] = calloc(n, sizeof(*name));
+	struct pk_oa_set_info set = { .name = "Typed", .symbol_name = "Typed", .n_counters = n, .counters = c };
+
+	if (!c || !text || !name) {
+		bad = SIZE_MAX;
+		goto out;
+	}
+	for (size_t i = 0; i < nb; i++, k++) {
+		c[k].symbol_name = base[i][0];
+		c[k].equation = base[i][1];
+		c[k].data_type = base[i][0][0] == 'F' ? PK_OA_FLOAT : PK_OA_UINT64;
+	}
+	for (size_t o = 0; o < n_ops; o++)
+		for (size_t x = 0; x < nb; x++)
+			for (size_t y = 0; y < nb; y++)
+				for (int t = 0; t < 2; t++, k++) {
+					snprintf(name[k], sizeof(name[k]), "T%zu", k);
+					snprintf(text[k], sizeof(text[k]), "$%s $%s %s", base[x][0], base[y][0], ops[o]);
+					c[k] = (struct pk_oa_counter_info){ .symbol_name = name[k], .equation = text[k],
+									.data_type = t ? PK_OA_FLOAT : PK_OA_UINT64 };
+				}
+	for (size_t x = 0; x < nb; x++, k++) {
+		snprintf(name[k], sizeof(name[k]), "T%zu", k);
+		snprintf(text[k], sizeof(text[k]), "$%s NOT", base[x][0]);
+		c[k] = (struct pk_oa_counter_info){ .symbol_name = name[k], .equation = text[k] };
+	}
+	bad = folded_differs(&set, vars, fmt, deltas);
+out:
+	free(c);
+	free(text);
+	free(name);
+	return bad;
+}
+
 static void test_folded(bool have_files)
 {
 	static const struct pk_oa_devvars vars[] = {
@@ -958,6 +1030,17 @@ static void test_folded(bool have_files)
 				bad = b == SIZE_MAX || bad == SIZE_MAX ? SIZE_MAX : bad + b;
 			}
 		is_int(bad, 0, "every operator folded on edge values gives the plain interpreter's values");
+	}
+	{
+		size_t bad = 0;
+
+		/* no device variable in them: one device */
+		for (size_t k = 0; k < 4; k++) {
+			size_t b = typed_operators_differ(&vars[0], pk_oa_format_info(10), deltas[k]);
+
+			bad = b == SIZE_MAX || bad == SIZE_MAX ? SIZE_MAX : bad + b;
+		}
+		is_int(bad, 0, "every operator on run-time uint64s and doubles gives the plain interpreter's values");
 	}
 }
 
