@@ -14,6 +14,8 @@
  *   oa_report floor FILE R    the least time a process takes to map FILE
  *                             and read all of it once (median of R runs,
  *                             "FLOOR ms=M"): the bound under any reader
+ *   oa_report peak CMD ARG... run CMD (its output to /dev/null) and print
+ *                             its peak resident memory, "PEAK kb=K"
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,6 +25,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <perfkit/oa.h>
@@ -166,6 +169,30 @@ static int floor_ms(const char *path, int reps)
 	return 0;
 }
 
+/* Run @argv with its output to /dev/null; print its peak resident memory (ru_maxrss). */
+static int peak(char **argv)
+{
+	struct rusage ru;
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null < 0 || dup2(null, 1) < 0)
+			_exit(127);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (pid < 0 || wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) == 127) {
+		fprintf(stderr, "oa_report: peak: cannot run %s\n", argv[0]);
+		return 1;
+	}
+	printf("PEAK kb=%ld\n", ru.ru_maxrss);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "gen"))
@@ -174,6 +201,8 @@ int main(int argc, char **argv)
 		return decode(argv[2], atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "floor"))
 		return floor_ms(argv[2], atoi(argv[3]));
-	fprintf(stderr, "usage: oa_report gen FILE N | decode FILE REPS | floor FILE REPS\n");
+	if (argc >= 3 && !strcmp(argv[1], "peak"))
+		return peak(argv + 2);
+	fprintf(stderr, "usage: oa_report gen FILE N | decode FILE REPS | floor FILE REPS | peak CMD...\n");
 	return 2;
 }

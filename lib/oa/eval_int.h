@@ -102,6 +102,7 @@ bool oa_prog_true(const struct code *c, const struct prog *p, const struct pk_oa
 struct typed_insn {
 	uint8_t op;
 	uint8_t slot;             /* conversions: 0 the top of the stack, 1 the value below */
+	uint8_t type;             /* stores: the counter's enum pk_oa_data_type */
 	uint32_t idx;
 	uint64_t imm;
 };

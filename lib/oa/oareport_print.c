@@ -102,6 +102,12 @@ static const char *igt_reason(const struct pk_oa_summary *s, size_t i)
 	return "unknown";
 }
 
+/*
+ * Labels up to this long are copied as this many bytes (a fixed-size copy,
+ * no call): the text has this many bytes of padding after the last.
+ */
+#define LABEL_COPY 32
+
 /* The selected counters' labels, back to back: label k ends at end[k], the next starts there. */
 struct labels {
 	char *text;
@@ -117,7 +123,7 @@ static int labels_init(struct labels *l, const struct pk_oa_summary *s, bool jso
 	memset(l, 0, sizeof(*l));
 	for (size_t k = 0; k < s->n_sel; k++)
 		len += 6 * strlen(s->set->counters[s->sel[k]].symbol_name) + 6;
-	l->text = malloc(len ? len : 1);
+	l->text = calloc(1, len + LABEL_COPY);
 	l->end = calloc(s->n_sel ? s->n_sel : 1, sizeof(*l->end));
 	if (!l->text || !l->end)
 		return -ENOMEM;
@@ -169,8 +175,12 @@ struct print_ctx {
 static char *put_label(struct pk_obuf *o, const struct labels *l, size_t j, size_t value_max)
 {
 	size_t from = j ? l->end[j - 1] : 0, n = l->end[j] - from;
-	char *p = pk_obuf_room(o, n + value_max);
+	char *p = pk_obuf_room(o, (n > LABEL_COPY ? n : LABEL_COPY) + value_max);
 
+	if (p && n <= LABEL_COPY) {
+		memcpy(p, l->text + from, LABEL_COPY);
+		return p + n;
+	}
 	if (p)
 		return put(p, l->text + from, n);
 	pk_obuf_write(o, l->text + from, n);
