@@ -6,11 +6,11 @@
  * so a block's first segment continues the previous block's last one.
  *
  * Only segments of STORE_MIN_PAIRS pairs and more keep their sums (512
- * bytes), in an array beside the segments (56 bytes each); shorter ones are
+ * bytes), in an array beside the segments (64 bytes each); shorter ones are
  * summed when asked (pk_oa_timeline_deltas), from a few reports. A block's
  * first and last segments keep theirs whatever their length, because they
  * may be parts of one segment with the neighbouring block's. So a recording
- * whose context changes at every report needs 56 bytes a report, not 568,
+ * whose context changes at every report needs 64 bytes a report, not 568,
  * and the sums take at most an eighth of the reports' own size.
  *
  * The blocks can be built while the recording is still being read
