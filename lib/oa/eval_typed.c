@@ -136,8 +136,12 @@ static int convert2(struct typing *ty, bool to_f, bool truth)
 static int binary(struct typing *ty, uint8_t op, bool *f)
 {
 	static const struct {
-		uint8_t u, d;             /* the instruction for uint64s, for doubles */
+		uint8_t u, d;             /* the instruction for uint64s, for doubles (if any) */
 	} arith[] = {
+		[I_UDIV] = { T_UDIV, 0 }, [I_AND] = { T_AND, 0 }, [I_OR] = { T_OR, 0 },
+		[I_SHL] = { T_SHL, 0 }, [I_SHR] = { T_SHR, 0 },
+		[I_LAND] = { T_LAND, 0 }, [I_LOR] = { T_LOR, 0 },
+		[I_FDIV] = { 0, T_FDIV }, [I_FMAX] = { 0, T_FMAX },
 		[I_UADD] = { T_UADD, T_FADD }, [I_USUB] = { T_USUB, T_FSUB },
 		[I_UMUL] = { T_UMUL, T_FMUL }, [I_UMIN] = { T_UMIN, T_FMIN },
 		[I_FADD] = { T_UADD, T_FADD }, [I_FSUB] = { T_USUB, T_FSUB },
@@ -149,22 +153,17 @@ static int binary(struct typing *ty, uint8_t op, bool *f)
 	int err;
 
 	switch (op) {
-	case I_UDIV: case I_AND: case I_OR: case I_SHL: case I_SHR:
+	case I_UDIV: case I_AND: case I_OR: case I_SHL: case I_SHR: case I_LAND: case I_LOR:
+		/* on uint64s (on truth values for && and ||) */
 		*f = false;
-		if ((err = convert2(ty, false, false)))
+		if ((err = convert2(ty, false, op == I_LAND || op == I_LOR)))
 			return err;
-		return put(ty, op == I_UDIV ? T_UDIV : op == I_AND ? T_AND : op == I_OR ? T_OR :
-			   op == I_SHL ? T_SHL : T_SHR, 0, 0, 0);
-	case I_LAND: case I_LOR:
-		*f = false;
-		if ((err = convert2(ty, false, true)))
-			return err;
-		return put(ty, op == I_LAND ? T_LAND : T_LOR, 0, 0, 0);
+		return put(ty, arith[op].u, 0, 0, 0);
 	case I_FDIV: case I_FMAX:
 		*f = true;
 		if ((err = convert2(ty, true, false)))
 			return err;
-		return put(ty, op == I_FDIV ? T_FDIV : T_FMAX, 0, 0, 0);
+		return put(ty, arith[op].d, 0, 0, 0);
 	case I_UADD: case I_USUB: case I_UMUL: case I_UMIN:
 		/* in doubles when either is one, the result as a uint64 */
 		*f = false;

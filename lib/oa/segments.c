@@ -38,6 +38,7 @@
 #define STORE_MIN_PAIRS 16
 /* Reports accumulated at a time while a segment is open (in the cache after their headers). */
 #define ACCUMULATE_CHUNK 256
+_Static_assert(STORE_MIN_PAIRS <= ACCUMULATE_CHUNK, "a segment that sums as it goes keeps its sums");
 /* How many reports ahead of the header being read its lines are fetched. */
 #define PREFETCH_AHEAD 8
 /*
@@ -112,7 +113,7 @@ static int open_segment(const struct oa_segments *job, struct span *sp, uint32_t
  * Close the open segment at report @end (@last: the final report, which
  * then counts as one of its reports). @sum holds its pairs up to @done; it
  * keeps them, with the rest added, when it is long or at an end of the
- * span. @sum is cleared for the next. 0 or -ENOMEM.
+ * span, and @sum is cleared for the next. 0 or -ENOMEM.
  */
 static int close_segment(const struct oa_segments *job, struct span *sp, uint64_t *sum,
 			 size_t done, size_t end, bool last)
@@ -129,9 +130,10 @@ static int close_segment(const struct oa_segments *job, struct span *sp, uint64_
 			return -ENOMEM;
 		oa_accumulate_range(&job->dec, job->reports, done, end, sum);
 		memcpy(sp->sums[sp->n_sums], sum, sizeof(*sp->sums));
+		memset(sum, 0, sizeof(*sp->sums));
 		seg->stored = sp->n_sums++;
 	}
-	memset(sum, 0, sizeof(*sp->sums));
+	/* a short segment added nothing to @sum: it is summed only from ACCUMULATE_CHUNK pairs on */
 	return 0;
 }
 
