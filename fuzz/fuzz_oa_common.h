@@ -1,8 +1,8 @@
 /*
  * What the OA fuzz targets (fuzz_oa_recording.c, fuzz_oa_stream.c) do with
- * an input that parsed: build the timelines (segment bounds and counters
- * checked),
- * decode every report, write the recording and read it back (same report
+ * an input that parsed: build the timelines (segment bounds checked, and
+ * counters against their report pairs accumulated one by one), decode
+ * every report, write the recording and read it back (same report
  * count and format). Any violation aborts.
  */
 #ifndef PERFKIT_FUZZ_OA_COMMON_H
@@ -29,8 +29,12 @@ static void fuzz_oa_exercise(struct pk_oa_recording *rec)
 
 			if (tl.segments[i].end >= tl.n_reports || tl.segments[i].first > tl.segments[i].end)
 				abort();
-			/* kept or summed when asked, a segment's counters are its pairs' */
-			pk_oa_recording_accumulate(rec, tl.segments[i].first, tl.segments[i].end, want);
+			/* kept or summed when asked, a segment's counters are its pairs',
+			 * added one pair at a time (not through the run loop it uses) */
+			for (size_t k = tl.segments[i].first; k < tl.segments[i].end; k++)
+				pk_oa_accumulate(pk_oa_recording_decoder(rec),
+						 pk_oa_recording_report(rec, k),
+						 pk_oa_recording_report(rec, k + 1), want);
 			if (pk_oa_timeline_deltas(&tl, rec, i, got) || memcmp(got, want, sizeof(got)))
 				abort();
 		}

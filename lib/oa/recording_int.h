@@ -76,6 +76,14 @@ static inline uint32_t oa_report_ctx(const struct pk_oa_decoder *d, const uint8_
 	return oa_report_ctx_valid(d, dw0) ? dw2 : PK_OA_CTX_INVALID;
 }
 
+/*
+ * pk_oa_accumulate_run taking the run in parts of at most @max_pairs pairs
+ * (report.c; the public function's parts are as long as its 32-bit wrap
+ * counts allow, tests give shorter ones). @max_pairs >= 1.
+ */
+void oa_accumulate_run_parts(const struct pk_oa_decoder *d, const void *reports, size_t stride,
+			     size_t n, size_t max_pairs, uint64_t *deltas);
+
 /* The pairs of reports[first..last] summed into @deltas (recording_read.c). */
 void oa_accumulate_range(const struct pk_oa_decoder *dec, const uint8_t *const *reports,
 			 size_t first, size_t last, uint64_t *deltas);

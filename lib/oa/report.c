@@ -256,9 +256,19 @@ void pk_oa_accumulate_decoded(const struct pk_oa_decoder *d, const struct pk_oa_
 }
 
 /*
- * A32u40_A4u32_B8_C8 with the layout spelled out (constant trip counts, no
- * slot table), so that the compiler vectorizes it: about 1.5x the generic loop,
- * and twice that again where the CPU has AVX2 (a clone chosen at load time).
+ * A32u40_A4u32_B8_C8 over a run of reports with the layout spelled out
+ * (constant trip counts, no slot table), so that the compiler vectorizes it,
+ * with AVX2 where the CPU has it (a clone chosen at load time).
+ *
+ * A counter's deltas over a run add up to its last value less its first,
+ * plus one modulus for each pair in which it wrapped: sum over pairs of
+ * (b - a) mod 2^w = last - first + 2^w * #{pairs with b < a}. So a pair
+ * costs a compare per counter, counted in 32-bit lanes, and the 64-bit sums
+ * are made once per run (modulo 2^64, as adding each delta would give).
+ * A 40-bit counter wrapped when its high byte fell, or stayed with the low
+ * 32 bits falling: hb < ha + (lb < la). The timestamp with a shift cannot
+ * be counted so ((b - a) mod 2^32 >> shift does not add up): it is summed.
+ *
  * The sanitizer build (PK_NO_TARGET_CLONES) has only the baseline version,
  * so that its tests run it on CPUs with AVX2 too; ThreadSanitizer cannot
  * start with an ifunc resolver either.
@@ -268,37 +278,60 @@ __attribute__((target_clones("avx2", "default")))
 #endif
 static void run_a32u40(const uint8_t *p, size_t stride, size_t n, unsigned shift, uint64_t *deltas)
 {
-	uint64_t acc[54];
+	uint32_t clock_wraps = 0, a_wraps[32] = { 0 }, a4_wraps[4] = { 0 }, bc_wraps[16] = { 0 };
+	const uint8_t *first = p, *last = p + (n - 1) * stride;
+	uint64_t time = 0;
 
-	memcpy(acc, deltas, sizeof(acc));
 	for (size_t i = 1; i < n; i++) {
 		const uint8_t *a = p + (i - 1) * stride, *b = p + i * stride;
 
-		acc[0] += (uint32_t)(dw(b, 1) - dw(a, 1)) >> shift;
-		acc[1] += (uint32_t)(dw(b, 3) - dw(a, 3));
+		time += (uint32_t)(dw(b, 1) - dw(a, 1)) >> shift;
+		clock_wraps += dw(b, 3) < dw(a, 3);
 		for (unsigned k = 0; k < 32; k++) {
-			uint64_t va = dw(a, 4 + k) | (uint64_t)a[160 + k] << 32;
-			uint64_t vb = dw(b, 4 + k) | (uint64_t)b[160 + k] << 32;
+			uint32_t low_fell = dw(b, 4 + k) < dw(a, 4 + k);
 
-			acc[2 + k] += (vb - va) & ((1ull << 40) - 1);
+			a_wraps[k] += b[160 + k] < a[160 + k] + low_fell;
 		}
 		for (unsigned k = 0; k < 4; k++)
-			acc[34 + k] += (uint32_t)(dw(b, 36 + k) - dw(a, 36 + k));
+			a4_wraps[k] += dw(b, 36 + k) < dw(a, 36 + k);
 		for (unsigned k = 0; k < 16; k++)
-			acc[38 + k] += (uint32_t)(dw(b, 48 + k) - dw(a, 48 + k));
+			bc_wraps[k] += dw(b, 48 + k) < dw(a, 48 + k);
 	}
-	memcpy(deltas, acc, sizeof(acc));
+	deltas[0] += time;
+	deltas[1] += (uint64_t)dw(last, 3) - dw(first, 3) + ((uint64_t)clock_wraps << 32);
+	for (unsigned k = 0; k < 32; k++) {
+		uint64_t v0 = dw(first, 4 + k) | (uint64_t)first[160 + k] << 32;
+		uint64_t v1 = dw(last, 4 + k) | (uint64_t)last[160 + k] << 32;
+
+		deltas[2 + k] += v1 - v0 + ((uint64_t)a_wraps[k] << 40);
+	}
+	for (unsigned k = 0; k < 4; k++)
+		deltas[34 + k] += (uint64_t)dw(last, 36 + k) - dw(first, 36 + k) +
+				  ((uint64_t)a4_wraps[k] << 32);
+	for (unsigned k = 0; k < 16; k++)
+		deltas[38 + k] += (uint64_t)dw(last, 48 + k) - dw(first, 48 + k) +
+				  ((uint64_t)bc_wraps[k] << 32);
+}
+
+void oa_accumulate_run_parts(const struct pk_oa_decoder *d, const void *reports, size_t stride,
+			     size_t n, size_t max_pairs, uint64_t *deltas)
+{
+	const uint8_t *p = reports;
+
+	if (n > 1 && d->fmt == &formats[1].info) {
+		/* parts share their boundary report */
+		for (size_t i = 0; i + 1 < n; i += max_pairs)
+			run_a32u40(p + i * stride, stride, n - 1 - i < max_pairs ? n - i : max_pairs + 1,
+				   d->ts_shift, deltas);
+		return;
+	}
+	for (size_t i = 1; i < n; i++)
+		pk_oa_accumulate(d, p + (i - 1) * stride, p + i * stride, deltas);
 }
 
 void pk_oa_accumulate_run(const struct pk_oa_decoder *d, const void *reports, size_t stride,
 			  size_t n, uint64_t *deltas)
 {
-	const uint8_t *p = reports;
-
-	if (n > 1 && d->fmt == &formats[1].info) {
-		run_a32u40(p, stride, n, d->ts_shift, deltas);
-		return;
-	}
-	for (size_t i = 1; i < n; i++)
-		pk_oa_accumulate(d, p + (i - 1) * stride, p + i * stride, deltas);
+	/* run_a32u40 counts wraps in 32 bits */
+	oa_accumulate_run_parts(d, reports, stride, n, UINT32_MAX, deltas);
 }

@@ -5,10 +5,15 @@
  * 40-bit counters across 2^32 and 2^40, timestamp wraps, DG2's shift, the
  * reason and context-valid rules of each generation, and the corrupt-record
  * list (truncated header, zero size, huge size, wrong size for the type).
+ * Runs of reports (pk_oa_accumulate_run, which counts wraps instead of
+ * adding deltas) against the pairs accumulated one by one, on reports whose
+ * counters wrap at random, never, or between values at the edges.
  */
 #include <errno.h>
 #include <string.h>
+#include <stdlib.h>
 #include <perfkit/oa.h>
+#include "oa/recording_int.h"
 #include "../tap.h"
 
 static uint8_t R0[256], R1[256];
@@ -321,6 +326,107 @@ static void test_topology(void)
 	ok(t.slice_mask == 0xff && t.subslice_mask == 0 && t.n_eus == 0, "hostile topology bounded");
 }
 
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+enum fill { FILL_RANDOM, FILL_RISING, FILL_EDGES, FILL_SAME };
+
+/* Report @i of a run: every byte random, counters rising by random steps, edge values, or one report repeated. */
+static void fill_report(uint8_t *r, size_t i, enum fill how)
+{
+	static const uint32_t edge_lo[] = { 0, 1, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff };
+	static const uint8_t edge_hi[] = { 0, 1, 0x7f, 0x80, 0xfe, 0xff };
+
+	for (unsigned b = 0; b < 256; b += 4) {
+		uint32_t v;
+
+		switch (how) {
+		case FILL_RANDOM:
+			v = (uint32_t)rng();
+			break;
+		case FILL_RISING:   /* a step of up to 2^27 a report: a wrap now and then */
+			v = (uint32_t)(0xf0000000u + b * 0x01000000u + i * ((b / 4) * 0x00200000u + 1));
+			break;
+		case FILL_EDGES:
+			v = b >= 160 && b < 192 ?
+			    (uint32_t)edge_hi[rng() % 6] | (uint32_t)edge_hi[rng() % 6] << 8 |
+			    (uint32_t)edge_hi[rng() % 6] << 16 | (uint32_t)edge_hi[rng() % 6] << 24 :
+			    edge_lo[rng() % 6];
+			break;
+		default:
+			v = 0x12345678u * (b + 1);
+			break;
+		}
+		memcpy(r + b, &v, 4);
+	}
+	if (how == FILL_RISING)   /* the high bytes follow: +1 every 16 reports, from near 0xff */
+		for (unsigned k = 0; k < 32; k++)
+			r[160 + k] = (uint8_t)(0xf8 + k + i / 16);
+}
+
+static void test_runs(void)
+{
+	static const struct { int format, graphics_ver; unsigned shift; } decs[] = {
+		{ 10, 8, 0 }, { 10, 12, 1 }, { 12, 12, 1 }, { 5, 7, 0 },
+	};
+	static const size_t counts[] = { 1, 2, 3, 17, 257, 1100 };
+	const size_t stride = 264, max_n = 1100;
+	uint8_t *buf = malloc(max_n * stride);
+	int mismatches = 0, parts_mismatches = 0, checks = 0;
+
+	if (!buf) {
+		ok(0, "runs: out of memory");
+		return;
+	}
+	for (size_t di = 0; di < sizeof(decs) / sizeof(decs[0]); di++) {
+		struct pk_oa_decoder d;
+
+		pk_oa_decoder_init(&d, decs[di].format, decs[di].graphics_ver, decs[di].shift);
+		for (int how = FILL_RANDOM; how <= FILL_SAME; how++) {
+			for (size_t i = 0; i < max_n; i++)
+				fill_report(buf + i * stride, i, (enum fill)how);
+			for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
+				size_t n = counts[ci];
+				uint64_t start[PK_OA_MAX_VALUES], want[PK_OA_MAX_VALUES], got[PK_OA_MAX_VALUES];
+
+				for (int k = 0; k < PK_OA_MAX_VALUES; k++)
+					start[k] = rng();   /* deltas add to what is there */
+				memcpy(want, start, sizeof(want));
+				for (size_t i = 1; i < n; i++)
+					pk_oa_accumulate(&d, buf + (i - 1) * stride, buf + i * stride, want);
+				memcpy(got, start, sizeof(got));
+				pk_oa_accumulate_run(&d, buf, stride, n, got);
+				checks++;
+				if (memcmp(got, want, sizeof(got))) {
+					mismatches++;
+					diag("format %d shift %u fill %d: %zu reports differ", decs[di].format,
+					     decs[di].shift, how, n);
+				}
+				for (size_t parts = 1; parts <= 8; parts += 3) {
+					memcpy(got, start, sizeof(got));
+					oa_accumulate_run_parts(&d, buf, stride, n, parts, got);
+					if (memcmp(got, want, sizeof(got))) {
+						parts_mismatches++;
+						diag("format %d fill %d: %zu reports in parts of %zu pairs differ",
+						     decs[di].format, how, n, parts);
+					}
+				}
+			}
+		}
+	}
+	is_int(checks, 4 * 4 * 6, "runs: every format, fill and length checked");
+	is_int(mismatches, 0, "runs: a run's sums equal its pairs accumulated one by one");
+	is_int(parts_mismatches, 0, "runs: the same taken in parts (1, 4, 7 pairs)");
+	free(buf);
+}
+
 int main(void)
 {
 	test_records();
@@ -329,5 +435,6 @@ int main(void)
 	test_generations();
 	test_platforms();
 	test_topology();
+	test_runs();
 	return done_testing();
 }

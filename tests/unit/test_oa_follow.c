@@ -9,7 +9,7 @@
  * a bare kernel stream. Every segment's counters (pk_oa_timeline_deltas:
  * kept when built for long segments and a block's first and last, summed
  * when asked for short ones) are its pairs summed one by one
- * (pk_oa_recording_accumulate).
+ * (pk_oa_accumulate, not the run loop the builders use).
  * Then the reads that must stop the follower: a DEVICE_INFO after the
  * first report (here one that changes the decoder: a follower that went on
  * would give other contexts), a short SAMPLE and a truncated file, which
@@ -101,7 +101,9 @@ static bool same_deltas(const struct pk_oa_recording *rec, const struct pk_oa_ti
 	uint64_t got[PK_OA_MAX_VALUES], want[PK_OA_MAX_VALUES] = { 0 };
 	const struct pk_oa_segment *g = &tl->segments[i];
 
-	pk_oa_recording_accumulate(rec, g->first, g->end, want);
+	for (size_t k = g->first; k < g->end; k++)     /* pk_oa_accumulate: not the run loop */
+		pk_oa_accumulate(pk_oa_recording_decoder(rec), pk_oa_recording_report(rec, k),
+				 pk_oa_recording_report(rec, k + 1), want);
 	return pk_oa_timeline_deltas(tl, rec, i, got) == 0 && memcmp(got, want, sizeof(got)) == 0;
 }
 
