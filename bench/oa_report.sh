@@ -38,11 +38,19 @@ timeit() { # timeit CMD...: seconds of one run
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
 }
 "$PERFKIT" oa report -c all --metrics-dir "$M" "$TMP/small.i915perf" >"$TMP/pk.txt"
-# compare FILE WHAT: medians of 5 runs of both tools on FILE, and the ratio
+# compare FILE WHAT: medians of 5 runs of both tools on FILE, and the ratio.
+# The runs alternate, so that both tools meet the file's pages as they are
+# then: how they sit in the page cache (folio sizes, what reclaim took and
+# gave back) changes the time to map them, by up to twice for the same file.
 compare() {
-	local pk igt
-	pk=$(for i in 1 2 3 4 5; do timeit "$PERFKIT" oa report -c all --metrics-dir "$M" "$1"; done | median)
-	igt=$(for i in 1 2 3 4 5; do timeit i915-perf-reader -c all "$1"; done | median)
+	local pk igt i
+	for i in 1 2 3 4 5; do
+		timeit "$PERFKIT" oa report -c all --metrics-dir "$M" "$1" >>"$TMP/pk.times"
+		timeit i915-perf-reader -c all "$1" >>"$TMP/igt.times"
+	done
+	pk=$(median <"$TMP/pk.times")
+	igt=$(median <"$TMP/igt.times")
+	rm -f "$TMP/pk.times" "$TMP/igt.times"
 	READER_S=$igt
 	awk -v p="$pk" -v r="$igt" -v w="$2" 'BEGIN {
 		x = r / p
