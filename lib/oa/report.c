@@ -172,6 +172,18 @@ static inline uint32_t dw(const uint8_t *r, unsigned i)
 	return v;
 }
 
+/* A 40-bit counter: its low 32 bits at dword @i, bits 32-39 at byte @hi. */
+static inline uint64_t u40(const uint8_t *r, unsigned i, unsigned hi)
+{
+	return dw(r, i) | (uint64_t)r[hi] << 32;
+}
+
+/* A counter's deltas over a run: from @first to @last, going round its 2^@bits @wraps times. */
+static inline uint64_t run_total(uint64_t first, uint64_t last, uint32_t wraps, unsigned bits)
+{
+	return last - first + ((uint64_t)wraps << bits);
+}
+
 void pk_oa_report_header(const struct pk_oa_decoder *d, const void *report,
 			 struct pk_oa_report *out)
 {
@@ -201,11 +213,7 @@ void pk_oa_report_decode(const struct pk_oa_decoder *d, const void *report,
 	out->n_values = n;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct slot *s = &f->slot[i];
-		uint64_t v = dw(r, s->dw);
-
-		if (s->hi)
-			v |= (uint64_t)r[s->hi] << 32;
-		out->v[i] = v;
+		out->v[i] = s->hi ? u40(r, s->dw, s->hi) : dw(r, s->dw);
 	}
 	out->v[f->info.gpu_time] = out->timestamp;
 	memset(out->v + n, 0, sizeof(out->v) - n * sizeof(out->v[0]));
@@ -223,10 +231,8 @@ void pk_oa_accumulate(const struct pk_oa_decoder *d, const void *r0, const void 
 		uint32_t lo = dw(b, s->dw) - dw(a, s->dw);
 
 		if (s->hi) {
-			uint64_t va = dw(a, s->dw) | (uint64_t)a[s->hi] << 32;
-			uint64_t vb = dw(b, s->dw) | (uint64_t)b[s->hi] << 32;
-
-			deltas[i] += (vb - va) & ((1ull << 40) - 1);
+			deltas[i] += (u40(b, s->dw, s->hi) - u40(a, s->dw, s->hi)) &
+				     ((1ull << 40) - 1);
 		} else {
 			deltas[i] += lo;
 		}
@@ -298,19 +304,14 @@ static void run_a32u40(const uint8_t *p, size_t stride, size_t n, unsigned shift
 			bc_wraps[k] += dw(b, 48 + k) < dw(a, 48 + k);
 	}
 	deltas[0] += time;
-	deltas[1] += (uint64_t)dw(last, 3) - dw(first, 3) + ((uint64_t)clock_wraps << 32);
-	for (unsigned k = 0; k < 32; k++) {
-		uint64_t v0 = dw(first, 4 + k) | (uint64_t)first[160 + k] << 32;
-		uint64_t v1 = dw(last, 4 + k) | (uint64_t)last[160 + k] << 32;
-
-		deltas[2 + k] += v1 - v0 + ((uint64_t)a_wraps[k] << 40);
-	}
+	deltas[1] += run_total(dw(first, 3), dw(last, 3), clock_wraps, 32);
+	for (unsigned k = 0; k < 32; k++)
+		deltas[2 + k] += run_total(u40(first, 4 + k, 160 + k), u40(last, 4 + k, 160 + k),
+					   a_wraps[k], 40);
 	for (unsigned k = 0; k < 4; k++)
-		deltas[34 + k] += (uint64_t)dw(last, 36 + k) - dw(first, 36 + k) +
-				  ((uint64_t)a4_wraps[k] << 32);
+		deltas[34 + k] += run_total(dw(first, 36 + k), dw(last, 36 + k), a4_wraps[k], 32);
 	for (unsigned k = 0; k < 16; k++)
-		deltas[38 + k] += (uint64_t)dw(last, 48 + k) - dw(first, 48 + k) +
-				  ((uint64_t)bc_wraps[k] << 32);
+		deltas[38 + k] += run_total(dw(first, 48 + k), dw(last, 48 + k), bc_wraps[k], 32);
 }
 
 void oa_accumulate_run_parts(const struct pk_oa_decoder *d, const void *reports, size_t stride,
