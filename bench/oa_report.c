@@ -16,6 +16,13 @@
  *                             two (medians of R runs each, "FLOOR ms=M
  *                             one-thread=A two-threads=B", M the lesser):
  *                             the bound under any reader
+ *   oa_report phases FILE DIR R
+ *                             where `perfkit oa report -c all` spends its
+ *                             time inside the process, as it calls the
+ *                             library (metric files in DIR): reading FILE
+ *                             with its segments, the metric set, printing
+ *                             to /dev/null, freeing; medians of R runs,
+ *                             "PHASES read=A metrics=B print=C free=D" (ms)
  *   oa_report peak CMD ARG... run CMD (its output to /dev/null) and print
  *                             its peak resident memory, "PEAK kb=K"
  */
@@ -226,6 +233,73 @@ static int floor_ms(const char *path, int reps)
 	return 0;
 }
 
+/* One run of what `perfkit oa report -c all` does in-process, each phase's time into @ns[4]. */
+static int phases_run(const char *path, const char *dir, FILE *out, uint64_t *ns)
+{
+	PK_OA_SUMMARY_OPTS(so, .metrics_dir = dir, .counters = "all");
+	struct pk_oa_recording *rec;
+	struct pk_oa_timeline tl;
+	struct pk_oa_summary s;
+	struct pk_diag d;
+	uint64_t t0 = now(), t1, t2, t3;
+
+	pk_diag_init(&d);
+	if (pk_oa_timeline_read_file(path, NULL, &rec, &tl, &d)) {
+		fprintf(stderr, "oa_report: %s: %s\n", path, d.msg);
+		return 1;
+	}
+	t1 = now();
+	so.timeline = &tl;
+	if (pk_oa_summary_init(&s, rec, &so, &d)) {
+		fprintf(stderr, "oa_report: %s: %s\n", path, d.msg);
+		pk_oa_recording_free(rec);
+		return 1;
+	}
+	t2 = now();
+	if (pk_oa_summary_print(&s, out, false, &d) || fflush(out)) {
+		fprintf(stderr, "oa_report: %s: cannot print: %s\n", path, d.msg);
+		pk_oa_summary_release(&s);
+		pk_oa_recording_free(rec);
+		return 1;
+	}
+	t3 = now();
+	pk_oa_summary_release(&s);
+	pk_oa_recording_free(rec);
+	ns[0] = t1 - t0;
+	ns[1] = t2 - t1;
+	ns[2] = t3 - t2;
+	ns[3] = now() - t3;
+	return 0;
+}
+
+/* The medians of @reps phases_run, in milliseconds. */
+static int phases(const char *path, const char *dir, int reps)
+{
+	uint64_t t[4][64];
+	FILE *out = fopen("/dev/null", "w");
+	int err = 0;
+
+	if (!out)
+		return 1;
+	if (reps < 1 || reps > 64)
+		reps = 5;
+	for (int r = 0; r < reps && !err; r++) {
+		uint64_t ns[4] = { 0 };
+
+		err = phases_run(path, dir, out, ns);
+		for (int k = 0; k < 4; k++)
+			t[k][r] = ns[k];
+	}
+	fclose(out);
+	if (err)
+		return 1;
+	for (int k = 0; k < 4; k++)
+		qsort(t[k], (size_t)reps, sizeof(t[k][0]), cmp_u64);
+	printf("PHASES read=%.1f metrics=%.1f print=%.1f free=%.1f\n", (double)t[0][reps / 2] / 1e6,
+	       (double)t[1][reps / 2] / 1e6, (double)t[2][reps / 2] / 1e6, (double)t[3][reps / 2] / 1e6);
+	return 0;
+}
+
 /* Run @argv with its output to /dev/null; print its peak resident memory (ru_maxrss). */
 static int peak(char **argv)
 {
@@ -258,8 +332,10 @@ int main(int argc, char **argv)
 		return decode(argv[2], atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "floor"))
 		return floor_ms(argv[2], atoi(argv[3]));
+	if (argc == 5 && !strcmp(argv[1], "phases"))
+		return phases(argv[2], argv[3], atoi(argv[4]));
 	if (argc >= 3 && !strcmp(argv[1], "peak"))
 		return peak(argv + 2);
-	fprintf(stderr, "usage: oa_report gen FILE N | decode FILE REPS | floor FILE REPS | peak CMD...\n");
+	fprintf(stderr, "usage: oa_report gen FILE N | decode FILE REPS | floor FILE REPS | phases FILE DIR REPS | peak CMD...\n");
 	return 2;
 }

@@ -12,6 +12,10 @@
 # floor line: what a process that only maps the one-context file and reads
 # each cache line once takes, on one thread or two, so the best ratio any
 # reader could reach.
+# After each of the first two files: where perfkit's time goes inside its
+# process (oa_report phases, medians of 5 in-process runs): reading the
+# file with its segments, the metric set, printing, freeing; process start
+# and exit make up the rest.
 # Then the same reports with a context every 4 reports (250,000 short
 # segments), with both tools' peak memory.
 # Targets: perfkit >= 10x faster than the reader; >= 20 M reports/s.
@@ -38,6 +42,13 @@ timeit() { # timeit CMD...: seconds of one run
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
 }
 "$PERFKIT" oa report -c all --metrics-dir "$M" "$TMP/small.i915perf" >"$TMP/pk.txt"
+# phases FILE: perfkit's time inside its process on FILE, by phase.
+phases() {
+	"$BIN" phases "$1" "$M" 5 | awk '/^PHASES/ {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		printf "    perfkit in-process: reading + segments %.1f ms, metric set %.1f, printing %.1f, freeing %.1f\n",
+			v["read"], v["metrics"], v["print"], v["free"] }'
+}
 # compare FILE WHAT: medians of 5 runs of both tools on FILE, and the ratio.
 # The runs alternate, so that both tools meet the file's pages as they are
 # then: how they sit in the page cache (folio sizes, what reclaim took and
@@ -66,10 +77,12 @@ if command -v i915-perf-reader >/dev/null 2>&1; then
 	fi
 	echo "  20,000-report check: outputs identical ($(grep -c '^   ' "$TMP/pk.txt") counter values)"
 	compare "$TMP/big.i915perf" "contexts every ${BENCH_OA_CTX_EVERY:-64} reports"
+	phases "$TMP/big.i915perf"
 	if [ -z "${BENCH_OA_CTX_EVERY:-}" ]; then
 		# the same reports in one context: one timeline, no per-timeline output
 		BENCH_OA_CTX_EVERY=$N "$BIN" gen "$TMP/one.i915perf" "$N" >/dev/null
 		compare "$TMP/one.i915perf" "one context (one timeline)"
+		phases "$TMP/one.i915perf"
 		# the floor: a process that only maps the file and reads each line once
 		"$BIN" floor "$TMP/one.i915perf" 5 | awk -v r="$READER_S" '/^FLOOR/ {
 			split($2, kv, "="); f = kv[2]; split($3, k1, "="); split($4, k2, "=")
