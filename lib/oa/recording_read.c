@@ -129,8 +129,35 @@ static int decoder_of(const struct pk_oa_device_info *di, const struct pk_oa_pla
 /* Reports indexed between two publications to the segment builder. */
 #define PUBLISH_EVERY 4096
 
-/* A huge page: the report index is aligned to it. */
+/* A huge page: a large report index is aligned to it. */
 #define HUGE_PAGE (2u << 20)
+
+/*
+ * Room for @want reports in the index, *@cap updated. 0 or -ENOMEM.
+ *
+ * The walk over the records fills the index 8 bytes a report, so in 4 KB
+ * pages it faults once every 512 reports (2,048 faults for a million, on
+ * the walk's thread). An index of a huge page or more is therefore
+ * allocated aligned to one and asks for huge pages (where the kernel gives
+ * them on request); it is sized for the rest of the file at once, and only
+ * the pages the reports use are touched. Growing it later (records of
+ * another size than the first) reallocates.
+ */
+static int index_reserve(struct pk_oa_recording *rec, size_t *cap, size_t want)
+{
+	size_t bytes;
+	void *index;
+
+	if (rec->reports || want > SIZE_MAX / sizeof(*rec->reports) ||
+	    (bytes = want * sizeof(*rec->reports)) < HUGE_PAGE)
+		return pk_array_grow((void **)&rec->reports, cap, want, sizeof(*rec->reports), 1024);
+	if (posix_memalign(&index, HUGE_PAGE, bytes))
+		return -ENOMEM;
+	madvise(index, bytes, MADV_HUGEPAGE);
+	rec->reports = index;
+	*cap = want;
+	return 0;
+}
 
 /*
  * At the first SAMPLE (@left bytes after it, records of @size bytes): start
@@ -138,29 +165,18 @@ static int decoder_of(const struct pk_oa_device_info *di, const struct pk_oa_pla
  * index then gets room for every SAMPLE the rest could hold (16 bytes at
  * least each), so that it never moves while the builder reads it. For
  * few reports, one CPU, no device, no memory or no thread, nothing happens.
- *
- * The index is filled 8 bytes a report by the walk over the records, so in
- * 4 KB pages it faults once every 512 reports (2,048 faults for a million,
- * on the walk's thread); it asks for huge pages (where the kernel gives
- * them on request), and only the pages the reports use are ever touched.
  */
 static void follow(struct pk_oa_recording *rec, const struct pk_oa_device_info *di, size_t left,
 		   unsigned size, size_t *reports_cap, struct oa_follow *fw)
 {
 	const struct pk_oa_platform *platform;
 	struct pk_oa_decoder dec;
-	size_t max = 1 + left / 16;
-	void *index;
 
 	if (!di || !oa_segments_two_threads(1 + left / size) || decoder_of(di, &platform, &dec) ||
-	    max > SIZE_MAX / sizeof(*rec->reports) ||
-	    posix_memalign(&index, HUGE_PAGE, max * sizeof(*rec->reports)))
+	    index_reserve(rec, reports_cap, 1 + left / 16))
 		return;
-	madvise(index, max * sizeof(*rec->reports), MADV_HUGEPAGE);
-	rec->reports = index;
-	*reports_cap = max;
 	fw->stride = dec.fmt->report_size;
-	fw->job = oa_segments_follow(&dec, rec->reports, max);
+	fw->job = oa_segments_follow(&dec, rec->reports, *reports_cap);
 	if (!fw->job) {
 		free(rec->reports);
 		rec->reports = NULL;
@@ -228,9 +244,8 @@ static int scan(struct pk_oa_recording *rec, const uint8_t *data, size_t len,
 				       len - it.pos, r.size, &reports_cap, fw);
 			/* room for the rest of the file in samples of this size, at once */
 			if (rec->n_reports == reports_cap &&
-			    pk_array_grow((void **)&rec->reports, &reports_cap,
-					  rec->n_reports + 1 + (len - it.pos) / r.size,
-					  sizeof(*rec->reports), 1024))
+			    index_reserve(rec, &reports_cap,
+					  rec->n_reports + 1 + (len - it.pos) / r.size))
 				return -ENOMEM;
 			rec->reports[rec->n_reports++] = r.payload;
 			if (fw && fw->job) {

@@ -303,7 +303,8 @@ static void *build_blocks(void *arg)
 
 static void job_free(struct oa_segments *job)
 {
-	for (size_t k = 0; k < job->max_blocks; k++)
+	/* only claimed blocks hold memory: the rest of the array was never touched */
+	for (size_t k = 0; k < job->next; k++)
 		span_release(&job->blocks[k]);
 	free(job->blocks);
 	span_release(&job->result);
