@@ -16,6 +16,9 @@
 # process (oa_report phases, medians of 5 in-process runs): reading the
 # file with its segments, the metric set, printing, freeing; process start
 # and exit make up the rest.
+# After the first file's, the same file with the values of every report
+# pair as well (--per-report against -r: a million blocks of values, 1.4 GB
+# of text; the 20,000-report check compares both tools' -r outputs too).
 # Then the same reports with a context every 4 reports (250,000 short
 # segments), with both tools' peak memory.
 # Targets: perfkit >= 10x faster than the reader; >= 20 M reports/s.
@@ -41,7 +44,6 @@ timeit() { # timeit CMD...: seconds of one run
 	t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N)
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
 }
-"$PERFKIT" oa report -c all --metrics-dir "$M" "$TMP/small.i915perf" >"$TMP/pk.txt"
 # phases FILE: perfkit's time inside its process on FILE, by phase.
 phases() {
 	"$BIN" phases "$1" "$M" 5 | awk '/^PHASES/ {
@@ -49,35 +51,50 @@ phases() {
 		printf "    perfkit in-process: reading + segments %.1f ms, metric set %.1f, printing %.1f, freeing %.1f\n",
 			v["read"], v["metrics"], v["print"], v["free"] }'
 }
-# compare FILE WHAT: medians of 5 runs of both tools on FILE, and the ratio.
+# same_output WHAT PERFKIT_FLAG READER_FLAG: both tools' outputs on the
+# 20,000-report file are identical, or the bench fails.
+same_output() {
+	# shellcheck disable=SC2086 # an empty flag is no argument
+	"$PERFKIT" oa report -c all $2 --metrics-dir "$M" "$TMP/small.i915perf" >"$TMP/pk.txt"
+	# shellcheck disable=SC2086
+	i915-perf-reader -c all $3 "$TMP/small.i915perf" >"$TMP/igt.txt" 2>&1 || true
+	if ! cmp -s "$TMP/pk.txt" "$TMP/igt.txt"; then
+		diff "$TMP/pk.txt" "$TMP/igt.txt" | head -10
+		echo "bench: perfkit and i915-perf-reader disagree on the 20,000-report file$1"
+		exit 1
+	fi
+	echo "  20,000-report check$1: outputs identical ($(grep -c '^   ' "$TMP/pk.txt") counter values)"
+	rm -f "$TMP/pk.txt" "$TMP/igt.txt"
+}
+# compare FILE WHAT [-r]: medians of 5 runs of both tools on FILE, and the
+# ratio; with -r, the values of every report pair too (--per-report, -r),
+# for which the issue sets no target.
 # The runs alternate, so that both tools meet the file's pages as they are
 # then: how they sit in the page cache (folio sizes, what reclaim took and
 # gave back) changes the time to map them, by up to twice for the same file.
 compare() {
-	local pk igt i
-	for i in 1 2 3 4 5; do
-		timeit "$PERFKIT" oa report -c all --metrics-dir "$M" "$1" >>"$TMP/pk.times"
-		timeit i915-perf-reader -c all "$1" >>"$TMP/igt.times"
+	local pk igt pk_r=() igt_r=() target="(target >= 10x)"
+	if [ "${3:-}" = -r ]; then pk_r=(--per-report); igt_r=(-r); target="(no target)"; fi
+	for _ in 1 2 3 4 5; do
+		timeit "$PERFKIT" oa report -c all "${pk_r[@]}" --metrics-dir "$M" "$1" >>"$TMP/pk.times"
+		timeit i915-perf-reader -c all "${igt_r[@]}" "$1" >>"$TMP/igt.times"
 	done
 	pk=$(median <"$TMP/pk.times")
 	igt=$(median <"$TMP/igt.times")
 	rm -f "$TMP/pk.times" "$TMP/igt.times"
 	READER_S=$igt
-	awk -v p="$pk" -v r="$igt" -v w="$2" 'BEGIN {
+	awk -v p="$pk" -v r="$igt" -v w="$2" -v t="$target" 'BEGIN {
 		x = r / p
-		printf "  %s: perfkit oa report %.3f s, i915-perf-reader %.3f s: %.1fx %s (target >= 10x) %s\n",
-			w, p, r, x, (x >= 1 ? "faster" : "as fast, i.e. slower"), (x >= 10 ? "met" : "MISSED") }'
+		printf "  %s: perfkit oa report %.3f s, i915-perf-reader %.3f s: %.1fx %s %s%s\n",
+			w, p, r, x, (x >= 1 ? "faster" : "as fast, i.e. slower"), t,
+			(t ~ /10x/ ? (x >= 10 ? " met" : " MISSED") : "") }'
 }
 if command -v i915-perf-reader >/dev/null 2>&1; then
-	i915-perf-reader -c all "$TMP/small.i915perf" >"$TMP/igt.txt" 2>&1 || true
-	if ! cmp -s "$TMP/pk.txt" "$TMP/igt.txt"; then
-		diff "$TMP/pk.txt" "$TMP/igt.txt" | head -10
-		echo "bench: perfkit and i915-perf-reader disagree on the 20,000-report file"
-		exit 1
-	fi
-	echo "  20,000-report check: outputs identical ($(grep -c '^   ' "$TMP/pk.txt") counter values)"
+	same_output "" "" ""
+	same_output ", with every report pair" --per-report -r
 	compare "$TMP/big.i915perf" "contexts every ${BENCH_OA_CTX_EVERY:-64} reports"
 	phases "$TMP/big.i915perf"
+	compare "$TMP/big.i915perf" "the same with every report pair (--per-report, -r)" -r
 	if [ -z "${BENCH_OA_CTX_EVERY:-}" ]; then
 		# the same reports in one context: one timeline, no per-timeline output
 		BENCH_OA_CTX_EVERY=$N "$BIN" gen "$TMP/one.i915perf" "$N" >/dev/null
@@ -99,7 +116,7 @@ if command -v i915-perf-reader >/dev/null 2>&1; then
 		rm -f "$TMP/short.i915perf"
 	fi
 else
-	pk=$(for i in 1 2 3 4 5; do timeit "$PERFKIT" oa report -c all --metrics-dir "$M" "$TMP/big.i915perf"; done | median)
+	pk=$(for _ in 1 2 3 4 5; do timeit "$PERFKIT" oa report -c all --metrics-dir "$M" "$TMP/big.i915perf"; done | median)
 	echo "  perfkit oa report $pk s; i915-perf-reader not installed (intel-gpu-tools): no ratio"
 fi
 "$BIN" decode "$TMP/big.i915perf" 9 | awk '

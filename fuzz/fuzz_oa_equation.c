@@ -13,7 +13,8 @@
  * or hit undefined behaviour, whatever the deltas and variables. The set's
  * values (its typed program, lib/oa/eval_typed.c) must be bit for bit
  * those of each equation evaluated alone by the plain interpreter, on the
- * values the set gave the counters it names.
+ * values the set gave the counters it names; and a batch of 64 delta arrays
+ * (pk_oa_eval_run_batch) gives each array's values as one at a time.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,6 +32,28 @@ static void check_fail(int err, const struct pk_diag *d)
 {
 	CHECK(err == -EINVAL || err == -ELOOP || err == -E2BIG);
 	CHECK(d->msg[0] != '\0');
+}
+
+/*
+ * A batch of the deltas and variations of them gives each array's values,
+ * the deltas themselves in the first place.
+ */
+static void check_batch(const struct pk_oa_eval *ev, const uint64_t *deltas, size_t n_lines)
+{
+	static uint64_t rows[PK_OA_EVAL_BATCH][PK_OA_MAX_VALUES];
+	static struct pk_oa_value all[MAX_LINES * PK_OA_EVAL_BATCH];
+	struct pk_oa_value one[MAX_LINES];
+
+	for (size_t j = 0; j < PK_OA_EVAL_BATCH; j++)
+		for (size_t k = 0; k < PK_OA_MAX_VALUES; k++)
+			rows[j][k] = deltas[k] * (j + 1) + j;
+	pk_oa_eval_run_batch(ev, (const uint64_t (*)[PK_OA_MAX_VALUES])rows, all);
+	for (size_t j = 0; j < PK_OA_EVAL_BATCH; j++) {
+		pk_oa_eval_run(ev, rows[j], one);
+		for (size_t i = 0; i < n_lines; i++)
+			CHECK(all[i * PK_OA_EVAL_BATCH + j].type == one[i].type &&
+			      all[i * PK_OA_EVAL_BATCH + j].u == one[i].u);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -124,6 +147,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			err = pk_oa_eval_max(ev, i, deltas, vals, &v);
 			CHECK(err == 0 || (err == -ENOENT && !ci[i].max_equation));
 		}
+		check_batch(ev, deltas, n_lines);
 		pk_oa_eval_free(ev);
 	}
 	free(text);

@@ -684,6 +684,19 @@ PK_API size_t pk_oa_eval_n_available(const struct pk_oa_eval *ev);
 PK_API void pk_oa_eval_run(const struct pk_oa_eval *ev, const uint64_t *deltas,
 			   struct pk_oa_value *values);
 
+/* How many delta arrays pk_oa_eval_run_batch() evaluates in one call. */
+#define PK_OA_EVAL_BATCH 64
+
+/*
+ * pk_oa_eval_run() on PK_OA_EVAL_BATCH delta arrays at once, with the same
+ * values bit for bit, about three times faster per array: counter i of
+ * deltas[j] into values[i * PK_OA_EVAL_BATCH + j] (@values: PK_OA_EVAL_BATCH
+ * per counter of the set). Every array is evaluated: a caller with fewer
+ * fills the rest with anything (zeros) and ignores their values.
+ */
+PK_API void pk_oa_eval_run_batch(const struct pk_oa_eval *ev,
+				 const uint64_t (*deltas)[PK_OA_MAX_VALUES], struct pk_oa_value *values);
+
 /*
  * The maximum of counter @i (its max_equation) for @deltas and the @values
  * pk_oa_eval_run() gave for them. -ENOENT when the counter has none.
@@ -794,6 +807,20 @@ PK_API int pk_oa_summary_values(const struct pk_oa_summary *s, size_t i, struct 
  */
 PK_API int pk_oa_summary_pair(const struct pk_oa_summary *s, size_t i, struct pk_oa_value *values,
 			      uint64_t *deltas);
+
+/*
+ * pk_oa_summary_values() of the @n (at most PK_OA_EVAL_BATCH) segments from
+ * @first, evaluated together (pk_oa_eval_run_batch()) and laid out as it
+ * lays them: counter k of segment @first + j in values[k * PK_OA_EVAL_BATCH
+ * + j] (@values: PK_OA_EVAL_BATCH per counter of the set). @ok[j] tells
+ * whether segment @first + j has values: pk_oa_summary_values() gives
+ * its error. -EINVAL for @n too large, -ENOENT without a set.
+ */
+PK_API int pk_oa_summary_values_batch(const struct pk_oa_summary *s, size_t first, size_t n,
+				      struct pk_oa_value *values, bool *ok);
+/* The same for report pairs @first, @first + 1 to @first + n - 1, @first + n (pk_oa_summary_pair()). */
+PK_API int pk_oa_summary_pairs_batch(const struct pk_oa_summary *s, size_t first, size_t n,
+				     struct pk_oa_value *values, bool *ok);
 
 /*
  * Print @s to @f: as i915-perf-reader 1.27.1 -c prints (header lines, then

@@ -122,5 +122,8 @@ int oa_typed_add(struct typed *t, const struct code *c, const struct prog *p,
 		 const struct pk_oa_counter_info *counters, uint32_t idx);
 /* Run @t: every counter it stores into @values, from @deltas and the values stored before. */
 void oa_typed_run(const struct typed *t, const uint64_t *deltas, struct pk_oa_value *values);
+/* @t on PK_OA_EVAL_BATCH delta arrays at once: counter idx of deltas[j] into values[idx * PK_OA_EVAL_BATCH + j]. */
+void oa_typed_run_batch(const struct typed *t, const uint64_t (*deltas)[PK_OA_MAX_VALUES],
+			struct pk_oa_value *values);
 
 #endif

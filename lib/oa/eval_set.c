@@ -205,6 +205,12 @@ PK_API void pk_oa_eval_run(const struct pk_oa_eval *ev, const uint64_t *deltas,
 	oa_typed_run(&ev->run, deltas, values);
 }
 
+PK_API void pk_oa_eval_run_batch(const struct pk_oa_eval *ev,
+				 const uint64_t (*deltas)[PK_OA_MAX_VALUES], struct pk_oa_value *values)
+{
+	oa_typed_run_batch(&ev->run, deltas, values);
+}
+
 PK_API int pk_oa_eval_max(const struct pk_oa_eval *ev, size_t i, const uint64_t *deltas,
 			  const struct pk_oa_value *values, struct pk_oa_value *out)
 {

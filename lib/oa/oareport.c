@@ -154,6 +154,23 @@ void pk_oa_summary_release(struct pk_oa_summary *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* The deltas of report pair @i, @i + 1 into @d (PK_OA_MAX_VALUES). */
+static int pair_deltas(const struct pk_oa_summary *s, size_t i, uint64_t *d)
+{
+	if (i >= pk_oa_recording_n_reports(s->rec) || i + 1 >= pk_oa_recording_n_reports(s->rec))
+		return -ERANGE;
+	memset(d, 0, PK_OA_MAX_VALUES * sizeof(*d));
+	pk_oa_accumulate(pk_oa_recording_decoder(s->rec), pk_oa_recording_report(s->rec, i),
+			 pk_oa_recording_report(s->rec, i + 1), d);
+	return 0;
+}
+
+/* The deltas of segment @i into @d (PK_OA_MAX_VALUES). */
+static int segment_deltas(const struct pk_oa_summary *s, size_t i, uint64_t *d)
+{
+	return pk_oa_timeline_deltas(&s->tl, s->rec, i, d);
+}
+
 int pk_oa_summary_values(const struct pk_oa_summary *s, size_t i, struct pk_oa_value *values)
 {
 	uint64_t d[PK_OA_MAX_VALUES];
@@ -163,7 +180,7 @@ int pk_oa_summary_values(const struct pk_oa_summary *s, size_t i, struct pk_oa_v
 		return -ERANGE;
 	if (!s->eval)
 		return -ENOENT;
-	if ((err = pk_oa_timeline_deltas(&s->tl, s->rec, i, d)))
+	if ((err = segment_deltas(s, i, d)))
 		return err;
 	pk_oa_eval_run(s->eval, d, values);
 	return 0;
@@ -172,16 +189,49 @@ int pk_oa_summary_values(const struct pk_oa_summary *s, size_t i, struct pk_oa_v
 int pk_oa_summary_pair(const struct pk_oa_summary *s, size_t i, struct pk_oa_value *values,
 		       uint64_t *deltas)
 {
-	uint64_t d[PK_OA_MAX_VALUES] = { 0 };
-	const struct pk_oa_decoder *dec = pk_oa_recording_decoder(s->rec);
+	uint64_t d[PK_OA_MAX_VALUES];
+	int err = pair_deltas(s, i, d);
 
-	if (i + 1 >= pk_oa_recording_n_reports(s->rec))
-		return -ERANGE;
-	pk_oa_accumulate(dec, pk_oa_recording_report(s->rec, i), pk_oa_recording_report(s->rec, i + 1), d);
+	if (err)
+		return err;
 	if (deltas)
 		memcpy(deltas, d, sizeof(d));
 	if (!s->eval)
 		return -ENOENT;
 	pk_oa_eval_run(s->eval, d, values);
 	return 0;
+}
+
+/* The batch of @n deltas from @first that @deltas_of gives, evaluated together. */
+static int eval_batch(const struct pk_oa_summary *s, size_t first, size_t n, struct pk_oa_value *values,
+		      bool *ok, int (*deltas_of)(const struct pk_oa_summary *, size_t, uint64_t *))
+{
+	uint64_t d[PK_OA_EVAL_BATCH][PK_OA_MAX_VALUES];
+
+	if (n > PK_OA_EVAL_BATCH)
+		return -EINVAL;
+	if (!s->eval)
+		return -ENOENT;
+	for (size_t j = 0; j < PK_OA_EVAL_BATCH; j++) {
+		bool got = j < n && deltas_of(s, first + j, d[j]) == 0;
+
+		if (j < n)
+			ok[j] = got;
+		if (!got)
+			memset(d[j], 0, sizeof(d[j]));
+	}
+	pk_oa_eval_run_batch(s->eval, (const uint64_t (*)[PK_OA_MAX_VALUES])d, values);
+	return 0;
+}
+
+int pk_oa_summary_values_batch(const struct pk_oa_summary *s, size_t first, size_t n,
+			       struct pk_oa_value *values, bool *ok)
+{
+	return eval_batch(s, first, n, values, ok, segment_deltas);
+}
+
+int pk_oa_summary_pairs_batch(const struct pk_oa_summary *s, size_t first, size_t n,
+			      struct pk_oa_value *values, bool *ok)
+{
+	return eval_batch(s, first, n, values, ok, pair_deltas);
 }

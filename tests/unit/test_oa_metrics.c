@@ -25,7 +25,9 @@
  *     small, 40-bit-range and random deltas, a set of equations that
  *     fold every operator on edge values, and every operator on every
  *     pair of run-time operands of both types (the typed program of
- *     lib/oa/eval_typed.c).
+ *     lib/oa/eval_typed.c);
+ *  7. a batch (pk_oa_eval_run_batch) gives what one array at a time gives,
+ *     bit for bit and in each array's place, on the same sets.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -894,8 +896,22 @@ static size_t folded_differs(const struct pk_oa_set_info *s, const struct pk_oa_
  * The number of values that differ from the plain interpreter's, as
  * folded_differs().
  */
-static size_t typed_operators_differ(const struct pk_oa_devvars *vars, const struct pk_oa_format_info *fmt,
-				     const uint64_t *deltas)
+struct typed_set {
+	struct pk_oa_set_info set;
+	struct pk_oa_counter_info *c;
+	char (*text)[96], (*name)[16];
+};
+
+static void typed_set_free(struct typed_set *t)
+{
+	free(t->c);
+	free(t->text);
+	free(t->name);
+	*t = (struct typed_set){ 0 };
+}
+
+/* The set of every operator on every pair of run-time operands: 0 or -ENOMEM. */
+static int typed_set_init(struct typed_set *t)
 {
 	static const char *const base[][2] = {
 		{ "Du", "A 3 READ" },
@@ -919,14 +935,15 @@ static size_t typed_operators_differ(const struct pk_oa_devvars *vars, const str
 					   "ULTE", "UGT", "UGTE", "EQUALS" };
 	size_t nb = sizeof(base) / sizeof(base[0]), n_ops = sizeof(ops) / sizeof(ops[0]);
 	/* the base counters, every operator on every pair twice, and NOT of each */
-	size_t n = nb + 2 * nb * nb * n_ops + nb, k = 0, bad;
+	size_t n = nb + 2 * nb * nb * n_ops + nb, k = 0;
 	struct pk_oa_counter_info *c = calloc(n, sizeof(*c));
 	char (*text)[96] = calloc(n, sizeof(*text)), (*name)[16] = calloc(n, sizeof(*name));
-	struct pk_oa_set_info set = { .name = "Typed", .symbol_name = "Typed", .n_counters = n, .counters = c };
 
+	*t = (struct typed_set){ .set = { .name = "Typed", .symbol_name = "Typed", .n_counters = n, .counters = c },
+				 .c = c, .text = text, .name = name };
 	if (!c || !text || !name) {
-		bad = SIZE_MAX;
-		goto out;
+		typed_set_free(t);
+		return -ENOMEM;
 	}
 	for (size_t i = 0; i < nb; i++, k++) {
 		c[k].symbol_name = base[i][0];
@@ -936,37 +953,73 @@ static size_t typed_operators_differ(const struct pk_oa_devvars *vars, const str
 	for (size_t o = 0; o < n_ops; o++)
 		for (size_t x = 0; x < nb; x++)
 			for (size_t y = 0; y < nb; y++)
-				for (int t = 0; t < 2; t++, k++) {
+				for (int as_f = 0; as_f < 2; as_f++, k++) {
 					snprintf(name[k], sizeof(name[k]), "T%zu", k);
 					snprintf(text[k], sizeof(text[k]), "$%s $%s %s", base[x][0], base[y][0], ops[o]);
 					c[k] = (struct pk_oa_counter_info){ .symbol_name = name[k], .equation = text[k],
-									.data_type = t ? PK_OA_FLOAT : PK_OA_UINT64 };
+									.data_type = as_f ? PK_OA_FLOAT : PK_OA_UINT64 };
 				}
 	for (size_t x = 0; x < nb; x++, k++) {
 		snprintf(name[k], sizeof(name[k]), "T%zu", k);
 		snprintf(text[k], sizeof(text[k]), "$%s NOT", base[x][0]);
 		c[k] = (struct pk_oa_counter_info){ .symbol_name = name[k], .equation = text[k] };
 	}
-	bad = folded_differs(&set, vars, fmt, deltas);
-out:
-	free(c);
-	free(text);
-	free(name);
+	return 0;
+}
+
+static size_t typed_operators_differ(const struct pk_oa_devvars *vars, const struct pk_oa_format_info *fmt,
+				     const uint64_t *deltas)
+{
+	struct typed_set t;
+	size_t bad;
+
+	if (typed_set_init(&t))
+		return SIZE_MAX;
+	bad = folded_differs(&t.set, vars, fmt, deltas);
+	typed_set_free(&t);
 	return bad;
 }
 
-static void test_folded(bool have_files)
+/* Equations that fold every operator on edge values, beside the same on counter values. */
+static struct pk_oa_counter_info fold_counters[] = {
+	{ .symbol_name = "Big", .equation = "18446744073709551615", .data_type = PK_OA_UINT64 },
+	{ .symbol_name = "Half", .equation = "0.5", .data_type = PK_OA_FLOAT },
+	{ .symbol_name = "U", .equation = "$GpuMaxFrequency 3 UDIV 7 UMUL 2 USUB 5 UADD 9 UMIN",
+	  .max_equation = "$EuCoresTotalCount 0 UDIV", .data_type = PK_OA_UINT64 },
+	{ .symbol_name = "F", .equation = "$EuCoresTotalCount 0 FDIV 1.5 FADD 2 FMUL 3 FSUB 0.25 FMAX",
+	  .max_equation = "1 3 FDIV", .data_type = PK_OA_FLOAT },
+	{ .symbol_name = "Bits", .equation = "$SliceMask 70 << $SubsliceMask 64 >> OR 255 AND 1 << 3 >>",
+	  .data_type = PK_OA_UINT64 },
+	{ .symbol_name = "Logic", .equation = "$SkuRevisionId 2 ULT $QueryMode NOT && 3 4 UGTE || 5 5 EQUALS 1 1 ULTE UGT UADD",
+	  .data_type = PK_OA_UINT64 },
+	{ .symbol_name = "Wrap", .equation = "0 1 USUB 2.5 UMUL 9999999999.0 9999999999.0 FMUL UADD 0 1.5 FSUB UMIN",
+	  .data_type = PK_OA_UINT64 },
+	{ .symbol_name = "Mixed", .equation = "$Big 1 UADD $Half 3 UMUL UADD A 3 READ 2 UMUL UADD 7 $Half FDIV FMUL",
+	  .data_type = PK_OA_FLOAT },
+	{ .symbol_name = "DoubleToInt", .equation = "10000000000000000000.0 2 UDIV 0 3.5 FSUB 4 UDIV OR 0 0 FDIV 1 UMUL UADD",
+	  .data_type = PK_OA_UINT64 },
+	{ .symbol_name = "Reads", .equation = "GPU_TIME 0 READ C 7 READ B 0 READ PERFCNT 1 READ UADD UADD UADD A 62 READ UADD",
+	  .data_type = PK_OA_UINT64 },
+};
+#define FOLD_SET { .name = "Fold", .symbol_name = "Fold", \
+		   .n_counters = sizeof(fold_counters) / sizeof(fold_counters[0]), .counters = fold_counters }
+
+/* Two devices, and one with every variable 0. */
+static const struct pk_oa_devvars test_vars[] = {
+	{ .eu_cores_total = 24, .eu_slices_total = 1, .eu_subslices_total = 3, .eu_threads_count = 7,
+	  .slice_mask = 1, .subslice_mask = 7, .timestamp_frequency = 12500000,
+	  .gt_min_freq = 300000000, .gt_max_freq = 1150000000, .revision = 2 },
+	{ .eu_cores_total = 96, .eu_slices_total = 1, .eu_subslices_total = 6, .eu_threads_count = 7,
+	  .slice_mask = 1, .subslice_mask = 0x3f, .timestamp_frequency = 19200000,
+	  .gt_min_freq = 100000000, .gt_max_freq = 1300000000, .revision = 1, .query_mode = 1 },
+	{ 0 },
+};
+#define N_TEST_VARS (sizeof(test_vars) / sizeof(test_vars[0]))
+
+/* Zero, small, 40-bit-range and random deltas. */
+static void test_deltas(uint64_t (*deltas)[PK_OA_MAX_VALUES])
 {
-	static const struct pk_oa_devvars vars[] = {
-		{ .eu_cores_total = 24, .eu_slices_total = 1, .eu_subslices_total = 3, .eu_threads_count = 7,
-		  .slice_mask = 1, .subslice_mask = 7, .timestamp_frequency = 12500000,
-		  .gt_min_freq = 300000000, .gt_max_freq = 1150000000, .revision = 2 },
-		{ .eu_cores_total = 96, .eu_slices_total = 1, .eu_subslices_total = 6, .eu_threads_count = 7,
-		  .slice_mask = 1, .subslice_mask = 0x3f, .timestamp_frequency = 19200000,
-		  .gt_min_freq = 100000000, .gt_max_freq = 1300000000, .revision = 1, .query_mode = 1 },
-		{ 0 },
-	};
-	uint64_t deltas[4][PK_OA_MAX_VALUES], x = 0x9e3779b97f4a7c15ull;
+	uint64_t x = 0x9e3779b97f4a7c15ull;
 
 	for (size_t k = 0; k < PK_OA_MAX_VALUES; k++) {
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
@@ -975,6 +1028,14 @@ static void test_folded(bool have_files)
 		deltas[2][k] = (1ull << 40) - 1 - k * 1000003;
 		deltas[3][k] = x;
 	}
+}
+
+static void test_folded(bool have_files)
+{
+	const struct pk_oa_devvars *vars = test_vars;
+	uint64_t deltas[4][PK_OA_MAX_VALUES];
+
+	test_deltas(deltas);
 	if (!have_files)
 		ok(1, "# SKIP the four files: no metric files under %s/data/intel-oa", shared_dir());
 	for (size_t f = 0; have_files && f < sizeof(files) / sizeof(files[0]); f++) {
@@ -985,7 +1046,7 @@ static void test_folded(bool have_files)
 		for (size_t i = 0; m && i < pk_oa_metrics_n_sets(m); i++) {
 			const struct pk_oa_set_info *s = pk_oa_metrics_set(m, i);
 
-			for (size_t v = 0; v < sizeof(vars) / sizeof(vars[0]); v++)
+			for (size_t v = 0; v < N_TEST_VARS; v++)
 				for (size_t k = 0; k < 4; k++) {
 					size_t b = folded_differs(s, &vars[v], k == 3 ? NULL : fmt, deltas[k]);
 
@@ -999,31 +1060,10 @@ static void test_folded(bool have_files)
 	}
 	{
 		/* every operator folded on edge values, beside the same on counter values */
-		static struct pk_oa_counter_info c[] = {
-			{ .symbol_name = "Big", .equation = "18446744073709551615", .data_type = PK_OA_UINT64 },
-			{ .symbol_name = "Half", .equation = "0.5", .data_type = PK_OA_FLOAT },
-			{ .symbol_name = "U", .equation = "$GpuMaxFrequency 3 UDIV 7 UMUL 2 USUB 5 UADD 9 UMIN",
-			  .max_equation = "$EuCoresTotalCount 0 UDIV", .data_type = PK_OA_UINT64 },
-			{ .symbol_name = "F", .equation = "$EuCoresTotalCount 0 FDIV 1.5 FADD 2 FMUL 3 FSUB 0.25 FMAX",
-			  .max_equation = "1 3 FDIV", .data_type = PK_OA_FLOAT },
-			{ .symbol_name = "Bits", .equation = "$SliceMask 70 << $SubsliceMask 64 >> OR 255 AND 1 << 3 >>",
-			  .data_type = PK_OA_UINT64 },
-			{ .symbol_name = "Logic", .equation = "$SkuRevisionId 2 ULT $QueryMode NOT && 3 4 UGTE || 5 5 EQUALS 1 1 ULTE UGT UADD",
-			  .data_type = PK_OA_UINT64 },
-			{ .symbol_name = "Wrap", .equation = "0 1 USUB 2.5 UMUL 9999999999.0 9999999999.0 FMUL UADD 0 1.5 FSUB UMIN",
-			  .data_type = PK_OA_UINT64 },
-			{ .symbol_name = "Mixed", .equation = "$Big 1 UADD $Half 3 UMUL UADD A 3 READ 2 UMUL UADD 7 $Half FDIV FMUL",
-			  .data_type = PK_OA_FLOAT },
-			{ .symbol_name = "DoubleToInt", .equation = "10000000000000000000.0 2 UDIV 0 3.5 FSUB 4 UDIV OR 0 0 FDIV 1 UMUL UADD",
-			  .data_type = PK_OA_UINT64 },
-			{ .symbol_name = "Reads", .equation = "GPU_TIME 0 READ C 7 READ B 0 READ PERFCNT 1 READ UADD UADD UADD A 62 READ UADD",
-			  .data_type = PK_OA_UINT64 },
-		};
-		struct pk_oa_set_info s = { .name = "Fold", .symbol_name = "Fold",
-					    .n_counters = sizeof(c) / sizeof(c[0]), .counters = c };
+		struct pk_oa_set_info s = FOLD_SET;
 		size_t bad = 0;
 
-		for (size_t v = 0; v < sizeof(vars) / sizeof(vars[0]); v++)
+		for (size_t v = 0; v < N_TEST_VARS; v++)
 			for (size_t k = 0; k < 4; k++) {
 				size_t b = folded_differs(&s, &vars[v], pk_oa_format_info(k & 1 ? 5 : 10), deltas[k]);
 
@@ -1042,6 +1082,95 @@ static void test_folded(bool have_files)
 		}
 		is_int(bad, 0, "every operator on run-time uint64s and doubles gives the plain interpreter's values");
 	}
+}
+
+/* ---- 7. batches ------------------------------------------------------------------- */
+
+/*
+ * Every counter of @s through pk_oa_eval_run_batch() on PK_OA_EVAL_BATCH
+ * different delta arrays (@deltas's four, then each of them plus a step
+ * that grows with the array's place) and through pk_oa_eval_run() on each
+ * array: how many values differ in type or bits, or sit in another array's
+ * place; SIZE_MAX when the set does not compile.
+ */
+static size_t batch_differs(const struct pk_oa_set_info *s, const struct pk_oa_devvars *vars,
+			    const struct pk_oa_format_info *fmt, const uint64_t (*deltas)[PK_OA_MAX_VALUES])
+{
+	static uint64_t rows[PK_OA_EVAL_BATCH][PK_OA_MAX_VALUES];
+	size_t n = s->n_counters, bad = 0;
+	struct pk_oa_value *one = calloc(n + 1, sizeof(*one));
+	struct pk_oa_value *all = calloc(n * PK_OA_EVAL_BATCH + 1, sizeof(*all));
+	struct pk_oa_eval *ev = NULL;
+	struct pk_diag d;
+
+	pk_diag_init(&d);
+	if (!one || !all || pk_oa_eval_new(s, vars, fmt, &ev, &d)) {
+		diag("%s", d.msg);
+		bad = SIZE_MAX;
+		goto out;
+	}
+	for (size_t j = 0; j < PK_OA_EVAL_BATCH; j++)
+		for (size_t k = 0; k < PK_OA_MAX_VALUES; k++)
+			rows[j][k] = deltas[j % 4][k] + (j / 4) * (k + 1) * 0x10001;
+	pk_oa_eval_run_batch(ev, (const uint64_t (*)[PK_OA_MAX_VALUES])rows, all);
+	for (size_t j = 0; j < PK_OA_EVAL_BATCH; j++) {
+		pk_oa_eval_run(ev, rows[j], one);
+		for (size_t i = 0; i < n; i++)
+			bits_equal(&all[i * PK_OA_EVAL_BATCH + j], &one[i], &bad);
+	}
+out:
+	pk_oa_eval_free(ev);
+	free(one);
+	free(all);
+	return bad;
+}
+
+static void add_bad(size_t *bad, size_t b)
+{
+	*bad = b == SIZE_MAX || *bad == SIZE_MAX ? SIZE_MAX : *bad + b;
+}
+
+/*
+ * pk_oa_eval_run_batch() gives pk_oa_eval_run()'s values bit for bit, each
+ * in its array's place: every set of the four files, the folding set and
+ * every operator on run-time operands, on each device and format.
+ */
+static void test_batch(bool have_files)
+{
+	uint64_t deltas[4][PK_OA_MAX_VALUES];
+	struct pk_oa_set_info fold = FOLD_SET;
+	struct typed_set typed;
+	size_t bad = 0, values = 0;
+
+	test_deltas(deltas);
+	if (!have_files)
+		ok(1, "# SKIP batches of the four files: no metric files under %s/data/intel-oa", shared_dir());
+	for (size_t f = 0; have_files && f < sizeof(files) / sizeof(files[0]); f++) {
+		struct pk_oa_metrics *m = load(files[f].file);
+
+		for (size_t i = 0; m && i < pk_oa_metrics_n_sets(m); i++) {
+			const struct pk_oa_set_info *s = pk_oa_metrics_set(m, i);
+
+			for (size_t v = 0; v < N_TEST_VARS; v++)
+				add_bad(&bad, batch_differs(s, &test_vars[v], pk_oa_format_info(f == 0 ? 5 : 10),
+							    (const uint64_t (*)[PK_OA_MAX_VALUES])deltas));
+			values += N_TEST_VARS * s->n_counters * PK_OA_EVAL_BATCH;
+		}
+		ok(m && bad == 0, "%s: a batch of %d delta arrays gives each array's values bit for bit (%zu values, %zu differ)",
+		   files[f].file, PK_OA_EVAL_BATCH, values, bad);
+		pk_oa_metrics_free(m);
+		bad = values = 0;
+	}
+	for (size_t v = 0; v < N_TEST_VARS; v++)
+		for (unsigned fmt = 5; fmt <= 10; fmt += 5)
+			add_bad(&bad, batch_differs(&fold, &test_vars[v], pk_oa_format_info(fmt),
+						    (const uint64_t (*)[PK_OA_MAX_VALUES])deltas));
+	is_int(bad, 0, "the folding set in batches gives each array's values");
+	bad = typed_set_init(&typed) ? SIZE_MAX :
+	      batch_differs(&typed.set, &test_vars[0], pk_oa_format_info(10),
+			    (const uint64_t (*)[PK_OA_MAX_VALUES])deltas);
+	typed_set_free(&typed);
+	is_int(bad, 0, "every operator on run-time operands in batches gives each array's values");
 }
 
 int main(void)
@@ -1066,5 +1195,6 @@ int main(void)
 	test_xml_errors();
 	test_topology();
 	test_folded(have_files);
+	test_batch(have_files);
 	return done_testing();
 }

@@ -7,7 +7,9 @@
  *    reader output (-c all -r): segments, times, contexts, every counter of
  *    every timeline and every report pair (integers exact, floats to 1e-6
  *    relative or the 6 decimals %f keeps), and the text printer byte for
- *    byte. DG2 (no acmgt3 metric file): decoding only.
+ *    byte; the values evaluated in batches (pk_oa_summary_values_batch,
+ *    pk_oa_summary_pairs_batch) as one at a time. DG2 (no acmgt3 metric
+ *    file): decoding only.
  * 2. The edge_* recordings: clear errors or the documented results.
  * 3. With i915-perf-reader installed: recordings written by perfkit's writer
  *    (HSW, BDW, SKL, TGL; RenderBasic, TestOa, ComputeBasic, ...; 40-bit,
@@ -282,6 +284,62 @@ static int summarize(const char *path, const char *counters, struct pk_oa_record
 
 /* ---- 1. the shared recordings --------------------------------------------------- */
 
+/* Segment (@pairs: report pair) @i's values one at a time into @v. */
+static int values_one(const struct pk_oa_summary *s, bool pairs, size_t i, struct pk_oa_value *v)
+{
+	return pairs ? pk_oa_summary_pair(s, i, v, NULL) : pk_oa_summary_values(s, i, v);
+}
+
+/*
+ * pk_oa_summary_values_batch() and pk_oa_summary_pairs_batch() against one
+ * at a time, bit for bit: every segment and report pair, in full batches
+ * from the first and in batches of 37 from the sixth, both running past
+ * the end, where there are no values.
+ */
+static void check_batches(const struct pk_oa_summary *s, const char *what)
+{
+	size_t n_reports = pk_oa_recording_n_reports(s->rec), nc = s->set->n_counters;
+	struct pk_oa_value *one = calloc(nc + 1, sizeof(*one));
+	struct pk_oa_value *all = calloc(nc * PK_OA_EVAL_BATCH + 1, sizeof(*all));
+	size_t bad = 0, checked = 0;
+	bool got[PK_OA_EVAL_BATCH];
+
+	for (int pairs = 0; one && all && pairs < 2; pairs++) {
+		size_t total = pairs ? (n_reports ? n_reports - 1 : 0) : s->tl.n_segments;
+
+		for (int odd = 0; odd < 2; odd++) {
+			size_t n = odd ? 37 : PK_OA_EVAL_BATCH;
+
+			for (size_t first = odd ? 5 : 0; first < total; first += n) {
+				int err = pairs ? pk_oa_summary_pairs_batch(s, first, n, all, got) :
+						  pk_oa_summary_values_batch(s, first, n, all, got);
+
+				bad += err != 0;
+				for (size_t j = 0; !err && j < n; j++) {
+					bool want = first + j < total;
+
+					if (got[j] != want || (values_one(s, pairs, first + j, one) == 0) != want) {
+						bad++;
+						continue;
+					}
+					for (size_t i = 0; want && i < nc; i++, checked++) {
+						const struct pk_oa_value *b = &all[i * PK_OA_EVAL_BATCH + j];
+
+						bad += b->type != one[i].type || b->u != one[i].u;
+					}
+				}
+			}
+		}
+	}
+	ok(bad == 0 && checked > 0, "%s: segments and report pairs in batches: %zu values as one at a time (%zu differ)",
+	   what, checked, bad);
+	ok(all && pk_oa_summary_values_batch(s, 0, PK_OA_EVAL_BATCH + 1, all, got) == -EINVAL &&
+	   pk_oa_summary_pairs_batch(s, 0, PK_OA_EVAL_BATCH + 1, all, got) == -EINVAL,
+	   "%s: a batch of more than %d: -EINVAL", what, PK_OA_EVAL_BATCH);
+	free(one);
+	free(all);
+}
+
 static void check_shared(const char *base, const char *list, bool per_report)
 {
 	char path[2048], *want, *got = NULL;
@@ -309,6 +367,15 @@ static void check_shared(const char *base, const char *list, bool per_report)
 	}
 	ok(s.uuid_mismatch == o.warning || !counters, "%s: uuid warning %s", base, o.warning ? "given" : "absent");
 	compare(&s, &o, base, counters, per_report);
+	if (counters) {
+		check_batches(&s, base);
+	} else {
+		bool has[1];
+		struct pk_oa_value v[1];
+
+		ok(pk_oa_summary_values_batch(&s, 0, 1, v, has) == -ENOENT &&
+		   pk_oa_summary_pairs_batch(&s, 0, 1, v, has) == -ENOENT, "%s: no set, no batch: -ENOENT", base);
+	}
 	if (counters) {
 		mf = open_memstream(&got, &len);
 		pk_oa_summary_print(&s, mf, per_report, &d);
@@ -660,6 +727,7 @@ static void check_generated(const struct gen_case *c, const char *tmpdir)
 		   "%s: text output equals the reader's byte for byte (%zu segments)", what,
 		   s.tl.n_segments);
 		is_int(json_differs(&s), 0, "%s: --json gives every segment and counter", what);
+		check_batches(&s, what);
 		free(text);
 		pk_oa_summary_release(&s);
 		pk_oa_recording_free(rec);
