@@ -140,7 +140,10 @@ static int scan(const char *buf, const char *end, const char *key, struct spans 
 			return -ENOTSUP;
 		if (starts(lt, end, "<!--") || starts(lt, end, "<?") ||
 		    (depth > 0 && starts(lt, end, "<![CDATA["))) {
-			p = past(lt + 2, end, lt[1] == '?' ? "?>" : lt[2] == '-' ? "-->" : "]]>");
+			/* the close is looked for past the whole opener: "<!-->" does not close */
+			bool pi = lt[1] == '?', comment = !pi && lt[2] == '-';
+
+			p = past(lt + (pi ? 2 : comment ? 4 : 9), end, pi ? "?>" : comment ? "-->" : "]]>");
 			if (!p)
 				return -ENOTSUP;
 			continue;

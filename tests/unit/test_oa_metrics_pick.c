@@ -173,6 +173,11 @@ static void test_markup(void)
 		 "  <set name=\"other\" symbol_name=\"O\">" C("A") "</set>\n"
 		 "  <set name=\"real\" symbol_name=\"K\">\n    " C("B") "\n  </set>\n</metrics>\n",
 		 "K", "real", FAST, 1);
+	/* "-->" overlapping the opener: the comment goes on to the next "-->" (found by fuzzing) */
+	same_set("a comment opened by '<!-->' hides the set after it",
+		 "<metrics>\n  <!--><set name=\"decoy\" symbol_name=\"K\">" C("A") "</set> -->\n"
+		 "  <set name=\"real\" symbol_name=\"K\">" C("B") "</set>\n</metrics>\n",
+		 "K", "real", FAST, 1);
 	same_set("a set nested below another element is not one of the file's",
 		 "<metrics><group><set name=\"nested\" symbol_name=\"K\"/></group>"
 		 "<set name=\"top\" symbol_name=\"K\">" C("A") "</set>"
