@@ -140,10 +140,11 @@ static int scan(const char *buf, const char *end, const char *key, struct spans 
 			return -ENOTSUP;
 		if (starts(lt, end, "<!--") || starts(lt, end, "<?") ||
 		    (depth > 0 && starts(lt, end, "<![CDATA["))) {
-			/* the close is looked for past the whole opener: "<!-->" does not close */
 			bool pi = lt[1] == '?', comment = !pi && lt[2] == '-';
+			const char *open = pi ? "<?" : comment ? "<!--" : "<![CDATA[";
 
-			p = past(lt + (pi ? 2 : comment ? 4 : 9), end, pi ? "?>" : comment ? "-->" : "]]>");
+			/* the close is looked for past the whole opener: "<!-->" does not close */
+			p = past(lt + strlen(open), end, pi ? "?>" : comment ? "-->" : "]]>");
 			if (!p)
 				return -ENOTSUP;
 			continue;

@@ -315,13 +315,13 @@ static int evals_init(struct evals *ev, const struct pk_oa_summary *s, bool per_
 static const struct pk_oa_value *values_at(const struct pk_oa_summary *s, struct batch *b, size_t i,
 					   bool pairs)
 {
-	size_t n_reports = pk_oa_recording_n_reports(s->rec);
-	size_t end = pairs ? (n_reports ? n_reports - 1 : 0) : s->tl.n_segments, n;
-
 	if (!b->v)
 		return NULL;
 	if (i < b->first || i - b->first >= b->n) {
-		n = i < end ? end - i : 0;
+		size_t n_reports = pk_oa_recording_n_reports(s->rec);
+		size_t end = pairs ? (n_reports ? n_reports - 1 : 0) : s->tl.n_segments;
+		size_t n = i < end ? end - i : 0;
+
 		n = n < PK_OA_EVAL_BATCH ? n : PK_OA_EVAL_BATCH;
 		b->first = i;
 		b->n = 0;
