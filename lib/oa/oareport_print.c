@@ -20,7 +20,8 @@
  * printed one by one through stdio: each counter's label ("   Name: ", or
  * "\"Name\":" in JSON) is built once, lines are formatted into core's
  * output buffer (core/obuf.h) and written a megabyte at a time, and blocks
- * of segments are formatted on two threads.
+ * of segments (with per-report, of report pairs) are formatted on two
+ * threads.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -172,8 +173,14 @@ struct evals {
 
 /* What a segment printer needs: the summary, its labels, and how to print. */
 struct print_ctx;
-/* Prints segment @i into @k, its values evaluated in @ev. */
-typedef void print_segment_fn(const struct print_ctx *c, struct pk_obuf *k, size_t i, struct evals *ev);
+/*
+ * Prints into @k the part of segment @i that falls in reports [@lo, @hi):
+ * its head (lines, values) with its first report, its pairs (per-report)
+ * with their first reports, and what closes it with its last pair's first
+ * report (its first without pairs). Values are evaluated in @ev.
+ */
+typedef void print_segment_fn(const struct print_ctx *c, struct pk_obuf *k, size_t i, size_t lo,
+			      size_t hi, struct evals *ev);
 
 struct print_ctx {
 	const struct pk_oa_summary *s;
@@ -253,8 +260,12 @@ static void json_counters(const struct print_ctx *c, struct pk_obuf *o, const st
 
 /* ---- segments on two threads -------------------------------------------------- */
 
-/* Segments per block; from PARALLEL_MIN_BLOCKS blocks on, two threads format them. */
-#define BLOCK_SEGMENTS 256
+/*
+ * Segments per block, or with per-report reports per block (a multiple of
+ * PK_OA_EVAL_BATCH, so that a block's pairs are evaluated in whole
+ * batches); from PARALLEL_MIN_BLOCKS blocks on, two threads format them.
+ */
+#define BLOCK_ITEMS 256
 #define PARALLEL_MIN_BLOCKS 4
 
 /* A block formatted in memory, in a buffer kept from block to block. */
@@ -277,12 +288,42 @@ struct printer {
 	size_t taken;              /* worker blocks written out (their slots free again) */
 };
 
+/* The report with which segment @g closes: its last pair's first, or its first without pairs. */
+static size_t closing_report(const struct pk_oa_segment *g)
+{
+	return g->end > g->first ? g->end - 1 : g->first;
+}
+
+/* Block @b: segments, or with per-report, whatever falls in its reports (see print_segment_fn). */
 static void print_block(const struct print_ctx *c, struct pk_obuf *k, size_t b, struct evals *ev)
 {
-	size_t n = c->s->tl.n_segments, end = (b + 1) * BLOCK_SEGMENTS;
+	const struct pk_oa_timeline *tl = &c->s->tl;
+	size_t lo = b * BLOCK_ITEMS, hi = lo + BLOCK_ITEMS, i = 0, n = tl->n_segments;
 
-	for (size_t i = b * BLOCK_SEGMENTS; i < end && i < n; i++)
-		c->fn(c, k, i, ev);
+	if (!c->per_report) {
+		for (i = lo; i < hi && i < n; i++)
+			c->fn(c, k, i, 0, SIZE_MAX, ev);
+		return;
+	}
+	/* the first segment that closes in or after the block: segments close in report order */
+	for (size_t top = n; i < top;) {
+		size_t mid = i + (top - i) / 2;
+
+		if (closing_report(&tl->segments[mid]) < lo)
+			i = mid + 1;
+		else
+			top = mid;
+	}
+	for (; i < n && tl->segments[i].first < hi; i++)
+		c->fn(c, k, i, lo, hi, ev);
+}
+
+/* How many blocks print_block() is given. */
+static size_t n_blocks(const struct print_ctx *c)
+{
+	size_t n = c->per_report ? pk_oa_recording_n_reports(c->s->rec) : c->s->tl.n_segments;
+
+	return n / BLOCK_ITEMS + (n % BLOCK_ITEMS != 0);
 }
 
 static void evals_release(struct evals *ev)
@@ -336,7 +377,7 @@ static void *format_odd_blocks(void *arg)
 {
 	struct printer *p = arg;
 	struct evals ev;
-	int no_room = evals_init(&ev, p->c->s, false);
+	int no_room = evals_init(&ev, p->c->s, p->c->per_report);
 
 	for (size_t j = 0; 2 * j + 1 < p->n_blocks; j++) {
 		struct pk_obuf k;
@@ -366,16 +407,14 @@ static void *format_odd_blocks(void *arg)
 /* Every segment through c->fn into @k, in order; the same output on one thread or two. */
 static void print_segments(const struct print_ctx *c, struct pk_obuf *k, struct evals *ev)
 {
-	size_t n = c->s->tl.n_segments;
-	struct printer p = { .c = c, .n_blocks = (n + BLOCK_SEGMENTS - 1) / BLOCK_SEGMENTS,
-			     .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+	struct printer p = { .c = c, .n_blocks = n_blocks(c), .mu = PTHREAD_MUTEX_INITIALIZER,
+			     .cv = PTHREAD_COND_INITIALIZER };
 	pthread_t worker;
 
-	/* with per_report one segment may print millions of lines: not in memory */
-	if (c->per_report || p.n_blocks < PARALLEL_MIN_BLOCKS || sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
+	if (p.n_blocks < PARALLEL_MIN_BLOCKS || sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
 	    pthread_create(&worker, NULL, format_odd_blocks, &p) != 0) {
-		for (size_t i = 0; i < n; i++)
-			c->fn(c, k, i, ev);
+		for (size_t i = 0; i < c->s->tl.n_segments; i++)
+			c->fn(c, k, i, 0, SIZE_MAX, ev);
 		return;
 	}
 	for (size_t b = 0; b < p.n_blocks; b++) {
@@ -442,11 +481,10 @@ static int print_all(const struct pk_oa_summary *s, FILE *f, struct pk_obuf *k, 
 
 /* ---- text ----------------------------------------------------------------------- */
 
-/* Segment @i as the reader prints it, and with c->per_report its report pairs. */
-static void text_segment(const struct print_ctx *c, struct pk_obuf *k, size_t i, struct evals *ev)
+/* Segment @i's "Time:" and "hw_id=" lines and its values, as the reader prints them. */
+static void text_head(const struct print_ctx *c, struct pk_obuf *k, size_t i, struct evals *ev)
 {
-	const struct pk_oa_summary *s = c->s;
-	const struct pk_oa_segment *g = &s->tl.segments[i];
+	const struct pk_oa_segment *g = &c->s->tl.segments[i];
 	const struct pk_oa_value *v;
 	char *p = pk_obuf_room(k, 128);
 
@@ -468,11 +506,24 @@ static void text_segment(const struct print_ctx *c, struct pk_obuf *k, size_t i,
 		p = PUT_LITERAL(p, " \n");
 	}
 	pk_obuf_wrote(k, p);
-	if ((v = values_at(s, &ev->seg, i, false)))
+	if ((v = values_at(c->s, &ev->seg, i, false)))
 		text_counters(c, k, v);
+}
+
+/* Segment @i as the reader prints it, and with c->per_report its report pairs (print_segment_fn). */
+static void text_segment(const struct print_ctx *c, struct pk_obuf *k, size_t i, size_t lo, size_t hi,
+			 struct evals *ev)
+{
+	const struct pk_oa_summary *s = c->s;
+	const struct pk_oa_segment *g = &s->tl.segments[i];
+	const struct pk_oa_value *v;
+	char *p;
+
+	if (g->first >= lo)
+		text_head(c, k, i, ev);
 	if (!c->per_report)
 		return;
-	for (size_t r = g->first; r < g->end; r++) {
+	for (size_t r = g->first > lo ? g->first : lo; r < g->end && r < hi; r++) {
 		const char *reason = igt_reason(s, r);
 
 		if ((p = pk_obuf_room(k, 40 + strlen(reason)))) {
@@ -541,12 +592,10 @@ static char *put_json_span(char *p, uint64_t gs, uint64_t ge, uint64_t cs, uint6
 	return put_uint(p, ce);
 }
 
-/* Segment @i as a JSON object (after a comma unless first). */
-static void json_segment(const struct print_ctx *c, struct pk_obuf *k, size_t i, struct evals *ev)
+/* Segment @i's object up to its values (after a comma unless first), and with per-report its array's start. */
+static void json_head(const struct print_ctx *c, struct pk_obuf *k, size_t i, struct evals *ev)
 {
-	const struct pk_oa_summary *s = c->s;
-	const struct pk_oa_segment *g = &s->tl.segments[i];
-	const struct pk_oa_decoder *dec = pk_oa_recording_decoder(s->rec);
+	const struct pk_oa_segment *g = &c->s->tl.segments[i];
 	char *p = pk_obuf_room(k, 256);
 
 	if (!p)
@@ -561,31 +610,51 @@ static void json_segment(const struct print_ctx *c, struct pk_obuf *k, size_t i,
 	p = put_uint(p, g->n_reports);
 	*p++ = ',';
 	pk_obuf_wrote(k, p);
-	json_counters(c, k, values_at(s, &ev->seg, i, false));
+	json_counters(c, k, values_at(c->s, &ev->seg, i, false));
 	if (c->per_report)
 		pk_obuf_puts(k, ",\"per_report\":[");
-	for (size_t r = g->first; c->per_report && r < g->end; r++) {
-		const char *reason = igt_reason(s, r);
-		struct pk_oa_report a, b;
+}
 
-		pk_oa_report_header(dec, pk_oa_recording_report(s->rec, r), &a);
-		pk_oa_report_header(dec, pk_oa_recording_report(s->rec, r + 1), &b);
-		if ((p = pk_obuf_room(k, 200 + strlen(reason)))) {
-			if (r > g->first)
-				*p++ = ',';
-			p = PUT_LITERAL(p, "{\"reason\":\"");
-			p = put_str(p, reason);
-			p = PUT_LITERAL(p, "\",");
-			p = put_json_span(p, a.timestamp, b.timestamp,
-					  pk_oa_recording_cpu_time(s->rec, a.timestamp),
-					  pk_oa_recording_cpu_time(s->rec, b.timestamp));
+/* Report pair @r of segment @g as a JSON object (after a comma unless its first). */
+static void json_pair(const struct print_ctx *c, struct pk_obuf *k, const struct pk_oa_segment *g,
+		      size_t r, struct evals *ev)
+{
+	const struct pk_oa_summary *s = c->s;
+	const struct pk_oa_decoder *dec = pk_oa_recording_decoder(s->rec);
+	const char *reason = igt_reason(s, r);
+	struct pk_oa_report a, b;
+	char *p;
+
+	pk_oa_report_header(dec, pk_oa_recording_report(s->rec, r), &a);
+	pk_oa_report_header(dec, pk_oa_recording_report(s->rec, r + 1), &b);
+	if ((p = pk_obuf_room(k, 200 + strlen(reason)))) {
+		if (r > g->first)
 			*p++ = ',';
-			pk_obuf_wrote(k, p);
-		}
-		json_counters(c, k, values_at(s, &ev->pair, r, true));
-		pk_obuf_putc(k, '}');
+		p = PUT_LITERAL(p, "{\"reason\":\"");
+		p = put_str(p, reason);
+		p = PUT_LITERAL(p, "\",");
+		p = put_json_span(p, a.timestamp, b.timestamp, pk_oa_recording_cpu_time(s->rec, a.timestamp),
+				  pk_oa_recording_cpu_time(s->rec, b.timestamp));
+		*p++ = ',';
+		pk_obuf_wrote(k, p);
 	}
-	pk_obuf_puts(k, c->per_report ? "]}" : "}");
+	json_counters(c, k, values_at(s, &ev->pair, r, true));
+	pk_obuf_putc(k, '}');
+}
+
+/* Segment @i as a JSON object, with per-report its pairs (print_segment_fn). */
+static void json_segment(const struct print_ctx *c, struct pk_obuf *k, size_t i, size_t lo, size_t hi,
+			 struct evals *ev)
+{
+	const struct pk_oa_segment *g = &c->s->tl.segments[i];
+	size_t closes = closing_report(g);
+
+	if (g->first >= lo)
+		json_head(c, k, i, ev);
+	for (size_t r = g->first > lo ? g->first : lo; c->per_report && r < g->end && r < hi; r++)
+		json_pair(c, k, g, r, ev);
+	if (closes >= lo && closes < hi)
+		pk_obuf_puts(k, c->per_report ? "]}" : "}");
 }
 
 int pk_oa_summary_print_json(const struct pk_oa_summary *s, FILE *f, bool per_report,

@@ -579,12 +579,58 @@ static uint64_t json_u64(json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) ? (uint64_t)json_object_get_uint64(v) : UINT64_MAX;
 }
 
+/* The selected counters in JSON object @ctrs are @row's (integers exact, floats as %.17g prints them). */
+static bool json_counters_same(const struct pk_oa_summary *s, json_object *ctrs, const struct pk_oa_value *row)
+{
+	bool same = true;
+
+	for (size_t k = 0; same && k < s->n_sel; k++) {
+		const struct pk_oa_value *v = &row[s->sel[k]];
+		json_object *x;
+
+		same = json_object_object_get_ex(ctrs, s->set->counters[s->sel[k]].symbol_name, &x) &&
+		       (v->type == PK_OA_UINT64 ? (uint64_t)json_object_get_uint64(x) == v->u :
+			!isfinite(v->f) || json_object_get_double(x) == v->f);
+	}
+	return same;
+}
+
+/*
+ * Report pairs of segment @g in its "per_report" array @pairs: as many, each
+ * with its two reports' GPU times and its values (pk_oa_summary_pair()).
+ * How many differ (all of them when the array is missing or its length
+ * is wrong).
+ */
+static size_t json_pairs_differ(const struct pk_oa_summary *s, const struct pk_oa_segment *g,
+				json_object *seg, struct pk_oa_value *row)
+{
+	const struct pk_oa_decoder *dec = pk_oa_recording_decoder(s->rec);
+	size_t bad = 0;
+	json_object *pairs;
+
+	if (!json_object_object_get_ex(seg, "per_report", &pairs) ||
+	    json_object_array_length(pairs) != g->end - g->first)
+		return g->end - g->first + 1;
+	for (size_t r = g->first; r < g->end; r++) {
+		json_object *j = json_object_array_get_idx(pairs, r - g->first), *ctrs;
+		struct pk_oa_report a, b;
+
+		pk_oa_report_header(dec, pk_oa_recording_report(s->rec, r), &a);
+		pk_oa_report_header(dec, pk_oa_recording_report(s->rec, r + 1), &b);
+		bad += !(json_u64(j, "gpu_ts_start") == a.timestamp && json_u64(j, "gpu_ts_end") == b.timestamp &&
+			 json_object_object_get_ex(j, "counters", &ctrs) &&
+			 pk_oa_summary_pair(s, r, row, NULL) == 0 && json_counters_same(s, ctrs, row));
+	}
+	return bad;
+}
+
 /*
  * The --json form of @s parses, and its segments are the summary's: context,
  * times, report count and every selected counter (integers exact, floats
- * as printed with %.17g, so exact too). How many segments differ.
+ * as printed with %.17g, so exact too); with @per_report, each segment's
+ * report pairs too. How many segments and pairs differ.
  */
-static size_t json_differs(const struct pk_oa_summary *s)
+static size_t json_differs(const struct pk_oa_summary *s, bool per_report)
 {
 	char *text = NULL;
 	size_t len = 0, bad = 0;
@@ -598,7 +644,7 @@ static size_t json_differs(const struct pk_oa_summary *s)
 		free(row);
 		return SIZE_MAX;
 	}
-	pk_oa_summary_print_json(s, m, false, &d);
+	pk_oa_summary_print_json(s, m, per_report, &d);
 	fclose(m);
 	root = json_tokener_parse(text);
 	free(text);
@@ -611,23 +657,16 @@ static size_t json_differs(const struct pk_oa_summary *s)
 	for (size_t i = 0; i < s->tl.n_segments; i++) {
 		json_object *j = json_object_array_get_idx(segs, i), *ctrs;
 		const struct pk_oa_segment *g = &s->tl.segments[i];
-		bool same = json_u64(j, "ctx_id") == g->ctx_id && json_u64(j, "reports") == g->n_reports &&
-			    json_u64(j, "gpu_ts_start") == g->gpu_ts_start &&
-			    json_u64(j, "gpu_ts_end") == g->gpu_ts_end &&
-			    json_u64(j, "cpu_ns_start") == g->cpu_ns_start &&
-			    json_u64(j, "cpu_ns_end") == g->cpu_ns_end &&
-			    json_object_object_get_ex(j, "counters", &ctrs) &&
-			    pk_oa_summary_values(s, i, row) == 0;
 
-		for (size_t k = 0; same && k < s->n_sel; k++) {
-			const struct pk_oa_value *v = &row[s->sel[k]];
-			json_object *x;
-
-			same = json_object_object_get_ex(ctrs, s->set->counters[s->sel[k]].symbol_name, &x) &&
-			       (v->type == PK_OA_UINT64 ? (uint64_t)json_object_get_uint64(x) == v->u :
-				!isfinite(v->f) || json_object_get_double(x) == v->f);
-		}
-		bad += !same;
+		bad += !(json_u64(j, "ctx_id") == g->ctx_id && json_u64(j, "reports") == g->n_reports &&
+			 json_u64(j, "gpu_ts_start") == g->gpu_ts_start &&
+			 json_u64(j, "gpu_ts_end") == g->gpu_ts_end &&
+			 json_u64(j, "cpu_ns_start") == g->cpu_ns_start &&
+			 json_u64(j, "cpu_ns_end") == g->cpu_ns_end &&
+			 json_object_object_get_ex(j, "counters", &ctrs) &&
+			 pk_oa_summary_values(s, i, row) == 0 && json_counters_same(s, ctrs, row));
+		if (per_report)
+			bad += json_pairs_differ(s, g, j, row);
 	}
 	json_object_put(root);
 	free(row);
@@ -726,7 +765,10 @@ static void check_generated(const struct gen_case *c, const char *tmpdir)
 		ok(text && strcmp(text, out) == 0,
 		   "%s: text output equals the reader's byte for byte (%zu segments)", what,
 		   s.tl.n_segments);
-		is_int(json_differs(&s), 0, "%s: --json gives every segment and counter", what);
+		is_int(json_differs(&s, false), 0, "%s: --json gives every segment and counter", what);
+		if (per_report)
+			is_int(json_differs(&s, true), 0,
+			       "%s: --json --per-report gives every segment and report pair", what);
 		check_batches(&s, what);
 		free(text);
 		pk_oa_summary_release(&s);
@@ -783,6 +825,13 @@ static void check_reader(void)
 		{ "bdw_renderbasic_lone_last_report", "bdw_renderbasic", "oa-bdw.xml", "RenderBasic", 0x1616, 8,
 		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12500000, 0x310000000ull, (1ull << 40) - 3000000,
 		  0xfff00000u, 3, 0, 0, 0, 25 },
+		/*
+		 * -r in blocks of 256 reports on two threads: segments of 7 reports
+		 * across the blocks' edges, idle ones, lost records, reasons
+		 */
+		{ "bdw_testoa_per_report_blocks", "bdw_renderbasic", "oa-bdw.xml", "TestOa", 0x1616, 8,
+		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12500000, 0x310000000ull, (1ull << 40) - 3000000,
+		  0xfff00000u, 7, 5, 300, 3, 1999 },
 		/* 4,999 segments: printed in blocks of 256 on two threads, in order */
 		{ "skl_renderbasic_many_segments", "skl_renderbasic", "oa-sklgt2.xml", "RenderBasic", 0x1916, 9,
 		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12000000, 0x310000000ull, (1ull << 40) - 500000, 1, 1, 0, 0, 0, 5000 },
