@@ -15,8 +15,12 @@
  * those of each equation evaluated alone by the plain interpreter, on the
  * values the set gave the counters it names; and a batch of 64 delta arrays
  * (pk_oa_eval_run_batch) gives each array's values as one at a time.
+ * The first line's float value prints as printf prints it, through
+ * pk_format_fixed6 ("%f", the text report) and pk_format_g17 ("%.17g",
+ * JSON).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <perfkit/oa.h>
@@ -38,6 +42,17 @@ static void check_fail(int err, const struct pk_diag *d)
  * A batch of the deltas and variations of them gives each array's values,
  * the deltas themselves in the first place.
  */
+/* @f as the OA reports print it: pk_format_fixed6 and pk_format_g17 equal printf's "%f" and "%.17g". */
+static void check_printed(double f)
+{
+	char want[PK_FIXED6_MAX + 8], got[PK_FIXED6_MAX];
+
+	snprintf(want, sizeof(want), "%f", f);
+	CHECK(pk_format_fixed6(f, got) == strlen(want) && strcmp(got, want) == 0);
+	snprintf(want, sizeof(want), "%.17g", f);
+	CHECK(pk_format_g17(f, got) == strlen(want) && strcmp(got, want) == 0);
+}
+
 static void check_batch(const struct pk_oa_eval *ev, const uint64_t *deltas, size_t n_lines)
 {
 	static uint64_t rows[PK_OA_EVAL_BATCH][PK_OA_MAX_VALUES];
@@ -113,6 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(v.type == PK_OA_UINT64);
 		v = pk_oa_expr_eval(e, &env, PK_OA_FLOAT);
 		CHECK(v.type == PK_OA_FLOAT);
+		check_printed(v.f);
 		pk_oa_expr_free(e);
 	}
 

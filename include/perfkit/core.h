@@ -120,6 +120,15 @@ PK_API size_t pk_fmt_uint(char *p, uint64_t v);
  */
 PK_API size_t pk_format_fixed6(double v, char *out);
 
+#define PK_G17_MAX 32       /* enough for printf("%.17g") of any double, with its NUL */
+
+/*
+ * @v as printf("%.17g") prints it (17 significant digits, exact rounding
+ * half to even, so that it reads back as @v) into @out (PK_G17_MAX bytes);
+ * returns the length.
+ */
+PK_API size_t pk_format_g17(double v, char *out);
+
 /* ---- bounded reader over untrusted bytes ------------------------------ */
 
 struct pk_reader {

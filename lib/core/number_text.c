@@ -1,6 +1,6 @@
 /*
  * Numbers as text without printf, for outputs of hundreds of thousands of
- * values: pk_fmt_uint (decimal) and pk_format_fixed6.
+ * values: pk_fmt_uint (decimal), pk_format_fixed6 and pk_format_g17.
  *
  * pk_format_fixed6 is printf("%f") without printf: a double with six decimals, the exact
  * decimal value of the binary number rounded half to even, as glibc prints
@@ -12,6 +12,12 @@
  * where m * 15625 < 2^67 fits in 128 bits: the scaled value's integer part
  * and remainder come from one shift, and the rounding is exact. Values of
  * 10^13 or more, infinities and NaNs go to snprintf.
+ *
+ * pk_format_g17 is printf("%.17g") (JSON's doubles, which read back
+ * exactly) the same way: the value rounded to 17 significant digits,
+ * N = round(v * 10^(16 - X)) in [10^16, 10^17) for v's decimal exponent X,
+ * is m * 10^k >> -e or (m << e) / 10^-k, exact in 128 bits for
+ * 10^-6 <= |v| < 10^37; then %g's layout. Other values go to snprintf.
  */
 #include <stdio.h>
 #include <string.h>
@@ -102,4 +108,102 @@ size_t pk_format_fixed6(double v, char *out)
 	n += 6;
 	out[n] = '\0';
 	return n;
+}
+
+/* 10^@k (0 <= k <= 22) times @m (< 2^53): below 2^127. */
+static unsigned __int128 times_power_of_ten(uint64_t m, int k)
+{
+	unsigned __int128 p = (unsigned __int128)m * powers_of_ten[k < 19 ? k : 19];
+
+	return k < 19 ? p : p * powers_of_ten[k - 19];
+}
+
+/*
+ * m * 2^e * 10^k rounded half to even, for the bounds pk_format_g17
+ * keeps: m < 2^53, -20 <= k <= 22, -71 <= e <= 67 (every product and
+ * shift below 2^128).
+ */
+static unsigned __int128 scaled_rounded(uint64_t m, int e, int k)
+{
+	unsigned __int128 num, q, rem, d;
+
+	if (k >= 0) {
+		num = times_power_of_ten(m, k);
+		if (e >= 0)
+			return num << e;
+		q = num >> -e;
+		rem = num & ((((unsigned __int128)1) << -e) - 1);
+		d = ((unsigned __int128)1) << -e;
+	} else {
+		num = (unsigned __int128)m << e;
+		d = times_power_of_ten(1, -k);
+		q = num / d;
+		rem = num % d;
+	}
+	if (2 * rem > d || (2 * rem == d && (q & 1)))
+		q++;
+	return q;
+}
+
+/* Removes the zeros that end @p (after a '.') and the '.' if nothing is left after it. */
+static char *strip_fraction(char *p)
+{
+	while (p[-1] == '0')
+		p--;
+	return p[-1] == '.' ? p - 1 : p;
+}
+
+size_t pk_format_g17(double v, char *out)
+{
+	uint64_t bits, m, n = 0;
+	int e, x;
+	char digits[20], *p = out;
+
+	memcpy(&bits, &v, 8);
+	e = (int)((bits >> 52) & 0x7ff);
+	m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+	e -= 1075;
+	/* floor(log10(2^(e + 52))) (exact here): v's decimal exponent or one less */
+	x = (e + 52) * 78913 >> 18;
+	if (v != 0 && x >= -6 && x <= 35) {
+		n = (uint64_t)scaled_rounded(m, e, 16 - x);
+		if (n >= powers_of_ten[17])
+			n = (uint64_t)scaled_rounded(m, e, 16 - ++x);
+	}
+	if (n < powers_of_ten[16] || n >= powers_of_ten[17]) {
+		int r = v == 0 ? snprintf(out, PK_G17_MAX, "%s", (bits >> 63) ? "-0" : "0")
+			       : snprintf(out, PK_G17_MAX, "%.17g", v);
+
+		return r < 0 ? 0 : (size_t)r < PK_G17_MAX ? (size_t)r : PK_G17_MAX - 1;
+	}
+	if (bits >> 63)
+		*p++ = '-';
+	pk_fmt_uint(digits, n);
+	if (x < -4 || x >= 17) {
+		*p++ = digits[0];
+		*p++ = '.';
+		memcpy(p, digits + 1, 16);
+		p = strip_fraction(p + 16);
+		*p++ = 'e';
+		*p++ = x < 0 ? '-' : '+';
+		x = x < 0 ? -x : x;
+		if (x < 10)
+			*p++ = '0';
+		p += pk_fmt_uint(p, (uint64_t)x);
+	} else if (x >= 0) {
+		memcpy(p, digits, (size_t)x + 1);
+		p += x + 1;
+		*p++ = '.';
+		memcpy(p, digits + x + 1, (size_t)(16 - x));
+		p = strip_fraction(p + 16 - x);
+	} else {
+		*p++ = '0';
+		*p++ = '.';
+		for (int z = -x - 1; z > 0; z--)
+			*p++ = '0';
+		memcpy(p, digits, 17);
+		p = strip_fraction(p + 17);
+	}
+	*p = '\0';
+	return (size_t)(p - out);
 }

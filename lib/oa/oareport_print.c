@@ -232,9 +232,6 @@ static void text_counters(const struct print_ctx *c, struct pk_obuf *o, const st
 	}
 }
 
-/* Longest "%.17g" of a double ("-2.2250738585072014e-308"), with room to spare. */
-#define G17_MAX 32
-
 /* "counters":{"Name":value,...}, empty without values (@v NULL; else in a batch). */
 static void json_counters(const struct print_ctx *c, struct pk_obuf *o, const struct pk_oa_value *v)
 {
@@ -243,14 +240,14 @@ static void json_counters(const struct print_ctx *c, struct pk_obuf *o, const st
 	pk_obuf_puts(o, "\"counters\":{");
 	for (size_t j = 0; v && j < s->n_sel; j++) {
 		const struct pk_oa_value *x = &v[s->sel[j] * PK_OA_EVAL_BATCH];
-		char *p = put_label(o, &c->lab, j, G17_MAX);
+		char *p = put_label(o, &c->lab, j, PK_G17_MAX);
 
 		if (!p)
 			return;
 		if (x->type == PK_OA_UINT64)
 			p = put_uint(p, x->u);
 		else if (isfinite(x->f))
-			p += snprintf(p, G17_MAX, "%.17g", x->f);
+			p += pk_format_g17(x->f, p);
 		else
 			p = PUT_LITERAL(p, "null");
 		pk_obuf_wrote(o, p);

@@ -154,17 +154,27 @@ static void test_workload(void)
 	is_int(pk_workload_prepare(&w, (char *[]){ NULL }, &d), -EINVAL, "empty argv refused");
 }
 
-/* pk_format_fixed6 against the C library's own "%f", which it must equal. */
-static int fixed6_differs(double v)
+/* @format (pk_format_fixed6, pk_format_g17) against the C library's own @fmt, which it must equal. */
+static int printed_differs(double v, const char *fmt, size_t (*format)(double, char *), const char *name)
 {
 	char want[PK_FIXED6_MAX + 8], got[PK_FIXED6_MAX];
-	size_t n = pk_format_fixed6(v, got);
+	size_t n = format(v, got);
 
-	snprintf(want, sizeof(want), "%f", v);
+	snprintf(want, sizeof(want), fmt, v);
 	if (n == strlen(want) && strcmp(got, want) == 0)
 		return 0;
-	diag("%a: printf '%s', pk_format_fixed6 '%s' (%zu)", v, want, got, n);
+	diag("%a: printf '%s', %s '%s' (%zu)", v, want, name, got, n);
 	return 1;
+}
+
+static int fixed6_differs(double v)
+{
+	return printed_differs(v, "%f", pk_format_fixed6, "pk_format_fixed6");
+}
+
+static int g17_differs(double v)
+{
+	return printed_differs(v, "%.17g", pk_format_g17, "pk_format_g17");
 }
 
 static double random_double(uint64_t *state, int lo_exp, int hi_exp)
@@ -213,6 +223,73 @@ static void test_fixed6(void)
 	for (int k = 0; k < 200000 && bad < 5; k++)
 		bad += fixed6_differs(random_double(&state, -1074, 1023));
 	ok(bad == 0, "fixed6: 200,000 random doubles over the whole exponent range");
+}
+
+/* g17_differs of @t and the two doubles each side of it, both signs. */
+static int g17_neighbours_differ(double t)
+{
+	int bad = 0;
+
+	for (int d = -2; d <= 2; d++) {
+		double x = t;
+
+		for (int j = 0; j < abs(d); j++)
+			x = nextafter(x, d < 0 ? 0 : INFINITY);
+		bad += g17_differs(x) + g17_differs(-x);
+	}
+	return bad;
+}
+
+static void test_g17(void)
+{
+	static const double chosen[] = {
+		0.0, -0.0, 1.0, -1.0, 0.5, 0.1, 0.7, 75.0, 100.0, 1e-4, 1e-5, 1e-6, 1e-7, 9.9999999999999995e-5,
+		0.00010000000000000001, 1e16, 1e17, -1e17, 9.9999999999999998e16, 99999999999999999.0,
+		123456789012345678.0, 4503599627370496.5, 9007199254740993.0, 1e35, 1e36, 9.99e36, 1e37,
+		1e38, 3.4028236692093846e38, 1e300, 4.9e-324, 2.2250738585072014e-308, 1.7976931348623157e308,
+		0.004417, 800000000.0, 1.0 / 3, 2.0 / 3, 12345.678901234567,
+	};
+	uint64_t state = 99;
+	int bad = 0;
+
+	for (size_t i = 0; i < sizeof(chosen) / sizeof(chosen[0]); i++)
+		bad += g17_differs(chosen[i]);
+	ok(bad == 0, "g17: %zu chosen values print as printf's %%.17g", sizeof(chosen) / sizeof(chosen[0]));
+	bad = g17_differs(INFINITY) + g17_differs(-INFINITY) + g17_differs(NAN);
+	ok(bad == 0, "g17: inf, -inf, nan as printf spells them");
+	/* powers of ten and of two in and around the fast path's range */
+	bad = 0;
+	for (int k = -40; k <= 40 && bad < 5; k++)
+		bad += g17_neighbours_differ(pow(10, k));
+	for (int k = -80; k <= 140 && bad < 5; k++)
+		bad += g17_neighbours_differ(ldexp(1, k));
+	ok(bad == 0, "g17: powers of ten and two and their neighbours");
+	/*
+	 * exact ties at 17 digits: a / 2^10 = a * 5^10 / 10^10 has 18 significant
+	 * digits, the last a 5, for odd a around 10^11; and a / 2^j for other j
+	 */
+	bad = 0;
+	for (uint64_t a = 100000000001ull; a < 100000000001ull + 200000 && bad < 5; a += 2)
+		bad += g17_differs(a / 1024.0);
+	for (int j = 1; j < 60 && bad < 5; j++)
+		for (uint64_t a = 1; a < 20000; a += 2)
+			bad += g17_differs(ldexp((double)(pk_hash_mix64(a * 64 + (uint64_t)j) >> 11 | 1), -j));
+	ok(bad == 0, "g17: 100,000 exact ties and 590,000 odd multiples of 2^-j round half to even");
+	bad = 0;
+	for (int k = 0; k < 1000000 && bad < 5; k++)
+		bad += g17_differs(random_double(&state, -30, 130));
+	ok(bad == 0, "g17: 1,000,000 random doubles from 2^-30 to 2^131, both signs");
+	bad = 0;
+	for (int k = 0; k < 200000 && bad < 5; k++)
+		bad += g17_differs(random_double(&state, -1074, 1023));
+	ok(bad == 0, "g17: 200,000 random doubles over the whole exponent range");
+	bad = 0;
+	for (int k = 0; k < 200000 && bad < 5; k++) {
+		uint64_t r = pk_hash_mix64(++state);
+
+		bad += g17_differs((double)(r >> (r % 64)) / (double)(1 + pk_hash_mix64(r) % 1000000));
+	}
+	ok(bad == 0, "g17: 200,000 ratios of integers, as metric equations make them");
 }
 
 /* pk_fmt_uint against "%" PRIu64: every length, each side of every power of ten, random values. */
@@ -314,6 +391,7 @@ int main(void)
 	test_files();
 	test_workload();
 	test_fixed6();
+	test_g17();
 	test_fmt_uint();
 	test_obuf();
 	return done_testing();
