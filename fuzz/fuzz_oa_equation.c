@@ -15,7 +15,8 @@
  * those of each equation evaluated alone by the plain interpreter, on the
  * values the set gave the counters it names; and a batch of 64 delta arrays
  * (pk_oa_eval_run_batch) gives each array's values as one at a time.
- * The first line's float value prints as printf prints it, through
+ * The first line's float value, and the input's last 8 bytes taken as a
+ * double (any bit pattern), print as printf prints them, through
  * pk_format_fixed6 ("%f", the text report) and pk_format_g17 ("%.17g",
  * JSON).
  */
@@ -88,6 +89,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t rest, n_lines = 0;
 	int err;
 
+	if (size >= sizeof(double)) {
+		double raw;
+
+		memcpy(&raw, data + size - sizeof(raw), sizeof(raw));
+		check_printed(raw);
+	}
 	if (!text)
 		return 0;
 	memcpy(text, data, tlen);

@@ -17,7 +17,8 @@
  * exactly) the same way: the value rounded to 17 significant digits,
  * N = round(v * 10^(16 - X)) in [10^16, 10^17) for v's decimal exponent X,
  * is m * 10^k >> -e or (m << e) / 10^-k, exact in 128 bits for
- * 10^-6 <= |v| < 10^37; then %g's layout. Other values go to snprintf.
+ * 2^-19 <= |v| < 2^120 (about 1.9e-6 to 1.3e36); then %g's layout. Other
+ * values go to snprintf.
  */
 #include <stdio.h>
 #include <string.h>
@@ -163,7 +164,11 @@ size_t pk_format_g17(double v, char *out)
 	e = (int)((bits >> 52) & 0x7ff);
 	m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
 	e -= 1075;
-	/* floor(log10(2^(e + 52))) (exact here): v's decimal exponent or one less */
+	/*
+	 * floor(log10(2^(e + 52))), exact for these e: v's decimal exponent or
+	 * one less, corrected below (an estimate off the other way would only
+	 * send v to snprintf)
+	 */
 	x = (e + 52) * 78913 >> 18;
 	if (v != 0 && x >= -6 && x <= 35) {
 		n = (uint64_t)scaled_rounded(m, e, 16 - x);

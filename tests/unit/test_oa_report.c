@@ -827,11 +827,12 @@ static void check_reader(void)
 		  0xfff00000u, 3, 0, 0, 0, 25 },
 		/*
 		 * -r in blocks of 256 reports on two threads: segments of 7 reports
-		 * across the blocks' edges, idle ones, lost records, reasons
+		 * across the blocks' edges, idle ones, lost records, reasons, and a
+		 * last report that starts a context of its own
 		 */
 		{ "bdw_testoa_per_report_blocks", "bdw_renderbasic", "oa-bdw.xml", "TestOa", 0x1616, 8,
 		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12500000, 0x310000000ull, (1ull << 40) - 3000000,
-		  0xfff00000u, 7, 5, 300, 3, 1999 },
+		  0xfff00000u, 7, 5, 300, 3, 1996 },
 		/* 4,999 segments: printed in blocks of 256 on two threads, in order */
 		{ "skl_renderbasic_many_segments", "skl_renderbasic", "oa-sklgt2.xml", "RenderBasic", 0x1916, 9,
 		  PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12000000, 0x310000000ull, (1ull << 40) - 500000, 1, 1, 0, 0, 0, 5000 },
