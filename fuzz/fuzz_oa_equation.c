@@ -39,10 +39,6 @@ static void check_fail(int err, const struct pk_diag *d)
 	CHECK(d->msg[0] != '\0');
 }
 
-/*
- * A batch of the deltas and variations of them gives each array's values,
- * the deltas themselves in the first place.
- */
 /* @f as the OA reports print it: pk_format_fixed6 and pk_format_g17 equal printf's "%f" and "%.17g". */
 static void check_printed(double f)
 {
@@ -54,6 +50,10 @@ static void check_printed(double f)
 	CHECK(pk_format_g17(f, got) == strlen(want) && strcmp(got, want) == 0);
 }
 
+/*
+ * A batch of the deltas and variations of them gives each array's values,
+ * the deltas themselves in the first place.
+ */
 static void check_batch(const struct pk_oa_eval *ev, const uint64_t *deltas, size_t n_lines)
 {
 	static uint64_t rows[PK_OA_EVAL_BATCH][PK_OA_MAX_VALUES];

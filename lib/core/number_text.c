@@ -66,6 +66,12 @@ size_t pk_fmt_uint(char *p, uint64_t v)
 	return n;
 }
 
+/* The length snprintf(out, @size, ...) left in out, from its result @r. */
+static size_t printed_length(int r, size_t size)
+{
+	return r < 0 ? 0 : (size_t)r < size ? (size_t)r : size - 1;
+}
+
 size_t pk_format_fixed6(double v, char *out)
 {
 	uint64_t bits, m, q;
@@ -76,9 +82,7 @@ size_t pk_format_fixed6(double v, char *out)
 	memcpy(&bits, &v, 8);
 	e = (int)((bits >> 52) & 0x7ff);
 	if (e == 0x7ff || (v >= 1e13 || v <= -1e13)) {
-		int r = snprintf(out, PK_FIXED6_MAX, "%f", v);
-
-		return r < 0 ? 0 : (size_t)r < PK_FIXED6_MAX ? (size_t)r : PK_FIXED6_MAX - 1;
+		return printed_length(snprintf(out, PK_FIXED6_MAX, "%f", v), PK_FIXED6_MAX);
 	}
 	m = bits & ((1ull << 52) - 1);
 	if (e)
@@ -175,14 +179,15 @@ size_t pk_format_g17(double v, char *out)
 		if (n >= powers_of_ten[17])
 			n = (uint64_t)scaled_rounded(m, e, 16 - ++x);
 	}
-	if (n < powers_of_ten[16] || n >= powers_of_ten[17]) {
-		int r = v == 0 ? snprintf(out, PK_G17_MAX, "%s", (bits >> 63) ? "-0" : "0")
-			       : snprintf(out, PK_G17_MAX, "%.17g", v);
-
-		return r < 0 ? 0 : (size_t)r < PK_G17_MAX ? (size_t)r : PK_G17_MAX - 1;
-	}
 	if (bits >> 63)
 		*p++ = '-';
+	if (v == 0) {
+		*p++ = '0';
+		*p = '\0';
+		return (size_t)(p - out);
+	}
+	if (n < powers_of_ten[16] || n >= powers_of_ten[17])
+		return printed_length(snprintf(out, PK_G17_MAX, "%.17g", v), PK_G17_MAX);
 	pk_fmt_uint(digits, n);
 	if (x < -4 || x >= 17) {
 		*p++ = digits[0];

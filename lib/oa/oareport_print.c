@@ -291,6 +291,13 @@ static size_t closing_report(const struct pk_oa_segment *g)
 	return g->end > g->first ? g->end - 1 : g->first;
 }
 
+/* The first report pair of segment @g in reports [@lo, @hi); *@to: the end of its pairs there. */
+static size_t pairs_in(const struct pk_oa_segment *g, size_t lo, size_t hi, size_t *to)
+{
+	*to = g->end < hi ? g->end : hi;
+	return g->first > lo ? g->first : lo;
+}
+
 /* Block @b: segments, or with per-report, whatever falls in its reports (see print_segment_fn). */
 static void print_block(const struct print_ctx *c, struct pk_obuf *k, size_t b, struct evals *ev)
 {
@@ -514,13 +521,14 @@ static void text_segment(const struct print_ctx *c, struct pk_obuf *k, size_t i,
 	const struct pk_oa_summary *s = c->s;
 	const struct pk_oa_segment *g = &s->tl.segments[i];
 	const struct pk_oa_value *v;
+	size_t to;
 	char *p;
 
 	if (g->first >= lo)
 		text_head(c, k, i, ev);
 	if (!c->per_report)
 		return;
-	for (size_t r = g->first > lo ? g->first : lo; r < g->end && r < hi; r++) {
+	for (size_t r = pairs_in(g, lo, hi, &to); r < to; r++) {
 		const char *reason = igt_reason(s, r);
 
 		if ((p = pk_obuf_room(k, 40 + strlen(reason)))) {
@@ -644,11 +652,11 @@ static void json_segment(const struct print_ctx *c, struct pk_obuf *k, size_t i,
 			 struct evals *ev)
 {
 	const struct pk_oa_segment *g = &c->s->tl.segments[i];
-	size_t closes = closing_report(g);
+	size_t closes = closing_report(g), to;
 
 	if (g->first >= lo)
 		json_head(c, k, i, ev);
-	for (size_t r = g->first > lo ? g->first : lo; c->per_report && r < g->end && r < hi; r++)
+	for (size_t r = pairs_in(g, lo, hi, &to); c->per_report && r < to; r++)
 		json_pair(c, k, g, r, ev);
 	if (closes >= lo && closes < hi)
 		pk_obuf_puts(k, c->per_report ? "]}" : "}");

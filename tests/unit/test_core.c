@@ -177,6 +177,16 @@ static int g17_differs(double v)
 	return printed_differs(v, "%.17g", pk_format_g17, "pk_format_g17");
 }
 
+/* How many of the @n values @v each @differs finds printed wrong. */
+static int values_differ(const double *v, size_t n, int (*differs)(double))
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < n; i++)
+		bad += differs(v[i]);
+	return bad;
+}
+
 static double random_double(uint64_t *state, int lo_exp, int hi_exp)
 {
 	uint64_t r = pk_hash_mix64(++*state);
@@ -195,10 +205,7 @@ static void test_fixed6(void)
 		4.9e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 75.0, 0.004417, 800000000.0,
 	};
 	uint64_t state = 42;
-	int bad = 0;
-
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		bad += fixed6_differs(fixed[i]);
+	int bad = values_differ(fixed, sizeof(fixed) / sizeof(fixed[0]), fixed6_differs);
 	ok(bad == 0, "fixed6: %zu chosen values print as printf's %%f", sizeof(fixed) / sizeof(fixed[0]));
 	bad = fixed6_differs(INFINITY) + fixed6_differs(-INFINITY) + fixed6_differs(NAN);
 	ok(bad == 0, "fixed6: inf, -inf, nan as printf spells them");
@@ -250,10 +257,7 @@ static void test_g17(void)
 		0.004417, 800000000.0, 1.0 / 3, 2.0 / 3, 12345.678901234567,
 	};
 	uint64_t state = 99;
-	int bad = 0;
-
-	for (size_t i = 0; i < sizeof(chosen) / sizeof(chosen[0]); i++)
-		bad += g17_differs(chosen[i]);
+	int bad = values_differ(chosen, sizeof(chosen) / sizeof(chosen[0]), g17_differs);
 	ok(bad == 0, "g17: %zu chosen values print as printf's %%.17g", sizeof(chosen) / sizeof(chosen[0]));
 	bad = g17_differs(INFINITY) + g17_differs(-INFINITY) + g17_differs(NAN);
 	ok(bad == 0, "g17: inf, -inf, nan as printf spells them");
