@@ -24,7 +24,15 @@ PKG_CONFIG ?= pkg-config
 PKGS := json-c libelf libdw libzstd libtraceevent zlib ncursesw libpci libxml-2.0
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+# libxml2 is not linked: lib/oa/xml_lib.c opens it when a metric file is first
+# read (it brings ICU and libstdc++, about 1 ms of every command's start), by
+# the soname of the library its headers belong to.
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(filter-out libxml-2.0,$(PKGS)) 2>/dev/null)
+LIBXML2_SONAME := $(shell objdump -p "$$($(PKG_CONFIG) --variable=libdir libxml-2.0 2>/dev/null)/libxml2.so" \
+	2>/dev/null | awk '$$1 == "SONAME" { print $$2 }')
+ifneq ($(LIBXML2_SONAME),)
+PKG_CFLAGS += -DPK_LIBXML2_SONAME='"$(LIBXML2_SONAME)"'
+endif
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wstrict-prototypes
 CFLAGS ?= -O2 -g

@@ -1,10 +1,11 @@
 /*
  * Loading Intel's OA metric-set descriptions (oa-<platform>.xml, as shipped
  * in IGT's lib/i915/perf-configs/ and in Mesa) with libxml2's streaming
- * reader, into read-only pk_oa_set_info / pk_oa_counter_info tables whose
- * strings live in one arena owned by the pk_oa_metrics. Each <set> is
- * expanded into a small tree, copied and dropped: the whole document is
- * never built (a 790 KB file took 8 MB as a tree, and most of its load time).
+ * reader (opened on first use, xml_lib.c), into read-only pk_oa_set_info /
+ * pk_oa_counter_info tables whose strings live in one arena owned by the
+ * pk_oa_metrics. Each <set> is expanded into a small tree, copied and
+ * dropped: the whole document is never built (a 790 KB file took 8 MB as a
+ * tree, and most of its load time).
  *
  * Structure read (../shared/reference/gpu.md 4.1):
  *
@@ -36,11 +37,9 @@
 #include <strings.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <libxml/parser.h>
-#include <libxml/tree.h>
-#include <libxml/xmlreader.h>
 #include <perfkit/oa.h>
 #include "metrics_int.h"
+#include "xml_lib_int.h"
 
 /* Largest metric file read (the biggest of IGT's is under 1 MiB). */
 #define MAX_FILE_BYTES (64u << 20)
@@ -110,13 +109,13 @@ PK_API void pk_oa_metrics_free(struct pk_oa_metrics *m)
  */
 static int attr(struct pk_oa_metrics *m, xmlNode *node, const char *name, const char **out)
 {
-	xmlChar *v = xmlGetProp(node, (const xmlChar *)name);
+	xmlChar *v = oa_xml.xmlGetProp(node, (const xmlChar *)name);
 
 	*out = NULL;
 	if (!v)
 		return 0;
 	*out = arena_strdup(m, (const char *)v);
-	xmlFree(v);
+	oa_xml.free(v);
 	return *out ? 0 : -ENOMEM;
 }
 
@@ -127,7 +126,7 @@ static bool is_elem(const xmlNode *n, const char *name)
 
 static unsigned line_of(const xmlNode *n)
 {
-	long l = xmlGetLineNo(n);
+	long l = oa_xml.xmlGetLineNo(n);
 
 	return l > 0 && l <= UINT_MAX ? (unsigned)l : 0;
 }
@@ -272,28 +271,28 @@ static void on_xml_error(void *arg, xmlErrorPtr e)
  */
 static int xml_failed(struct pk_diag *diag, struct xml_source *x, xmlTextReaderPtr r)
 {
-	xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
+	xmlParserCtxtPtr ctxt = oa_xml.xmlNewParserCtxt();
 
 	if (ctxt) {
-		xmlDocPtr doc = xmlCtxtReadMemory(ctxt, x->buf, (int)x->len, x->name, NULL, XML_OPTIONS);
+		xmlDocPtr doc = oa_xml.xmlCtxtReadMemory(ctxt, x->buf, (int)x->len, x->name, NULL, XML_OPTIONS);
 
 		if (!doc) {
 			x->seen = false;
-			note_xml_error(x, xmlCtxtGetLastError(ctxt));
+			note_xml_error(x, oa_xml.xmlCtxtGetLastError(ctxt));
 		}
-		xmlFreeDoc(doc);
-		xmlFreeParserCtxt(ctxt);
+		oa_xml.xmlFreeDoc(doc);
+		oa_xml.xmlFreeParserCtxt(ctxt);
 	}
 	if (x->seen)
 		return pk_diag_fail(diag, -EBADMSG, "line %d: %s", x->line, x->msg);
 	return pk_diag_fail(diag, -EBADMSG, "line %d: not well-formed XML",
-			    xmlTextReaderGetParserLineNumber(r));
+			    oa_xml.xmlTextReaderGetParserLineNumber(r));
 }
 
 static bool reader_at(xmlTextReaderPtr r, int type, const char *name)
 {
-	return xmlTextReaderNodeType(r) == type &&
-	       strcmp((const char *)xmlTextReaderConstName(r), name) == 0;
+	return oa_xml.xmlTextReaderNodeType(r) == type &&
+	       strcmp((const char *)oa_xml.xmlTextReaderConstName(r), name) == 0;
 }
 
 /*
@@ -306,34 +305,34 @@ static int read_sets(struct pk_oa_metrics *m, xmlTextReaderPtr r, struct xml_sou
 {
 	int ret;
 
-	while ((ret = xmlTextReaderRead(r)) == 1 && xmlTextReaderNodeType(r) != XML_READER_TYPE_ELEMENT)
+	while ((ret = oa_xml.xmlTextReaderRead(r)) == 1 && oa_xml.xmlTextReaderNodeType(r) != XML_READER_TYPE_ELEMENT)
 		;
 	if (ret != 1)
 		return xml_failed(diag, x, r);
 	if (!reader_at(r, XML_READER_TYPE_ELEMENT, "metrics"))
 		return pk_diag_fail(diag, -EBADMSG, "line %u: root element is <%s>, not <metrics>",
-				    line_of(xmlTextReaderCurrentNode(r)),
-				    (const char *)xmlTextReaderConstName(r));
-	ret = xmlTextReaderIsEmptyElement(r) ? xmlTextReaderNext(r) : xmlTextReaderRead(r);
-	while (ret == 1 && xmlTextReaderDepth(r) > 0) {
+				    line_of(oa_xml.xmlTextReaderCurrentNode(r)),
+				    (const char *)oa_xml.xmlTextReaderConstName(r));
+	ret = oa_xml.xmlTextReaderIsEmptyElement(r) ? oa_xml.xmlTextReaderNext(r) : oa_xml.xmlTextReaderRead(r);
+	while (ret == 1 && oa_xml.xmlTextReaderDepth(r) > 0) {
 		if (reader_at(r, XML_READER_TYPE_ELEMENT, "set")) {
-			xmlNode *set = xmlTextReaderExpand(r);
+			xmlNode *set = oa_xml.xmlTextReaderExpand(r);
 			int err;
 
 			if (!set)
 				return xml_failed(diag, x, r);
 			if ((err = load_set(m, set, diag)))
 				return err;
-			ret = xmlTextReaderNext(r);
-		} else if (xmlTextReaderNodeType(r) == XML_READER_TYPE_ELEMENT) {
-			ret = xmlTextReaderNext(r);
+			ret = oa_xml.xmlTextReaderNext(r);
+		} else if (oa_xml.xmlTextReaderNodeType(r) == XML_READER_TYPE_ELEMENT) {
+			ret = oa_xml.xmlTextReaderNext(r);
 		} else {
-			ret = xmlTextReaderRead(r);
+			ret = oa_xml.xmlTextReaderRead(r);
 		}
 	}
 	/* the rest of the document must be well formed too */
 	while (ret == 1)
-		ret = xmlTextReaderRead(r);
+		ret = oa_xml.xmlTextReaderRead(r);
 	return ret == 0 && !x->seen ? 0 : xml_failed(diag, x, r);
 }
 
@@ -359,14 +358,14 @@ static int load_all(const void *buf, size_t len, const char *name, struct pk_oa_
 
 	if (!m)
 		return -ENOMEM;
-	r = xmlReaderForMemory(buf, (int)len, name, NULL, XML_OPTIONS);
+	r = oa_xml.xmlReaderForMemory(buf, (int)len, name, NULL, XML_OPTIONS);
 	if (!r) {
 		pk_oa_metrics_free(m);
 		return -ENOMEM;
 	}
-	xmlTextReaderSetStructuredErrorHandler(r, on_xml_error, &x);
+	oa_xml.xmlTextReaderSetStructuredErrorHandler(r, on_xml_error, &x);
 	err = read_sets(m, r, &x, diag);
-	xmlFreeTextReader(r);
+	oa_xml.xmlFreeTextReader(r);
 	if (err) {
 		pk_oa_metrics_free(m);
 		return err;
@@ -396,12 +395,12 @@ static int load_picked(const char *buf, size_t len, const char *name, const char
 	}
 	for (size_t i = 0; i < n && !err; i++) {
 		const struct oa_set_span *sp = &spans[i];
-		xmlDocPtr doc = xmlReadMemory(buf + sp->start, (int)(sp->end - sp->start), name, NULL,
+		xmlDocPtr doc = oa_xml.xmlReadMemory(buf + sp->start, (int)(sp->end - sp->start), name, NULL,
 					      XML_OPTIONS);
 
 		m->line_base = sp->line - 1;
-		err = doc ? load_set(m, xmlDocGetRootElement(doc), NULL) : -EBADMSG;
-		xmlFreeDoc(doc);
+		err = doc ? load_set(m, oa_xml.xmlDocGetRootElement(doc), NULL) : -EBADMSG;
+		oa_xml.xmlFreeDoc(doc);
 	}
 	free(spans);
 	if (!err && !pk_oa_metrics_find_set(m, key))
@@ -418,12 +417,16 @@ PK_API int pk_oa_metrics_load_buf_for(const void *buf, size_t len, const char *n
 				      const char *key, struct pk_oa_metrics **out,
 				      struct pk_diag *diag)
 {
+	int err;
+
 	*out = NULL;
 	if (!name)
 		name = "(memory)";
 	pk_diag_subject(diag, name);
 	if (len > INT_MAX || len > MAX_FILE_BYTES)
 		return pk_diag_fail(diag, -EFBIG, "metric file of %zu bytes is too large", len);
+	if ((err = oa_xml_open(diag)))
+		return err;
 	if (key && key[0] && load_picked(buf, len, name, key, out) == 0)
 		return 0;
 	return load_all(buf, len, name, out, diag);

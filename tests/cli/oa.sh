@@ -5,7 +5,8 @@
 # relative or %f's six decimals), the text output byte for byte with -r,
 # the DG2 recording (no acmgt3 metric file) with -c none (decoding only),
 # every edge_* file (a clear message and exit 2, or the documented result,
-# never a crash), `perfkit oa list`, and usage errors.
+# never a crash), `perfkit oa list`, usage errors, and libxml2 loaded only
+# when a metric file is read.
 . "$(dirname "$0")/tap-lib.bash"
 [ -x "$PERFKIT" ] || skip_all "$PERFKIT not built"
 "$PERFKIT" oa help >/dev/null 2>&1 || skip_all "this perfkit has no oa command"
@@ -215,4 +216,11 @@ grep -q "oa-tglgt2.xml: 26 metric sets" "$TMP/list3.txt" && pass "oa list --sys-
 "$PERFKIT" oa list --metrics "$M/oa-tglgt2.xml" >"$TMP/list2.txt" 2>&1; is "$?" 0 "oa list --metrics FILE exits 0"
 grep -q "oa-tglgt2.xml: 26 metric sets" "$TMP/list2.txt" && pass "list --metrics: 26 TGL sets" || fail "list --metrics: 26 TGL sets" "$(cat "$TMP/list2.txt")"
 "$PERFKIT" oa list --metrics "$TMP/none.xml" >/dev/null 2>&1; is "$?" 2 "oa list --metrics missing: exit 2"
+# libxml2 is opened when a metric file is read, not when perfkit starts (ld.so's own account)
+LD_DEBUG=files "$PERFKIT" stat -e task-clock -- true 2>"$TMP/ld.txt" >/dev/null
+grep -q "file=libjson-c" "$TMP/ld.txt" && ! grep -q "file=libxml2" "$TMP/ld.txt" &&
+	pass "perfkit stat does not load libxml2" || fail "perfkit stat does not load libxml2" "$(grep "file=libxml2" "$TMP/ld.txt")"
+LD_DEBUG=files "$PERFKIT" oa list --metrics "$M/oa-tglgt2.xml" 2>"$TMP/ld.txt" >/dev/null
+grep -q "file=libxml2.* dynamically loaded by" "$TMP/ld.txt" &&
+	pass "perfkit oa list loads libxml2 when it reads a metric file" || fail "perfkit oa list loads libxml2 when it reads a metric file"
 done_testing
