@@ -175,20 +175,19 @@ struct rp_memo_op {
 struct rp_memo_stack {
 	uint64_t hash;
 	size_t key_first, op_first;
-	uint32_t key_n, op_n;
+	uint32_t key_n, op_n;       /* key_n 0: an empty slot */
 };
 struct rp_memo {
-	uint32_t *slots;            /* stack index + 1, 0 empty */
+	struct rp_memo_stack *slots; /* open addressing, in place: one miss per probe */
 	size_t mask;
-	struct rp_memo_stack *stacks;
-	size_t nr, cap;
+	size_t nr;
 	uint64_t *keys;             /* the stacks' key words, back to back */
 	size_t nr_keys, cap_keys;
 	struct rp_memo_op *ops;
 	size_t nr_ops, cap_ops;
 	uint64_t *kbuf;             /* the current sample's key */
 	size_t kcap;
-	size_t cur;                 /* stack being recorded */
+	size_t cur;                 /* slot of the stack being recorded */
 	int recording;
 };
 
