@@ -1,8 +1,9 @@
 /*
  * The stack memo: most samples of a profile repeat a stack seen before
- * (a 1.2M-sample system-wide file has ~50k distinct stacks), and when the
- * sort keys are only comm, dso and sym, everything a sample adds to the
- * histogram follows from (event, comm, sampled location, call-chain frames).
+ * (the bench's 1.2M-sample system-wide file has 95,637 distinct stacks),
+ * and when the sort keys are only comm, dso and sym, everything a sample
+ * adds to the histogram follows from (event, comm, sampled location,
+ * call-chain frames).
  * The first sample of each distinct stack runs the full path (entry
  * lookups, trie, children, pairs) and records what it touched as a list of
  * operations; later samples of the same stack find it with one hash over the

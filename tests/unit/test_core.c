@@ -196,6 +196,16 @@ static double random_double(uint64_t *state, int lo_exp, int hi_exp)
 	return ldexp(1.0 + mant, e) * ((r & 1) ? -1 : 1);
 }
 
+/* How many of @n random doubles of exponents [@lo_exp, @hi_exp] @differs finds printed wrong (stops at 5). */
+static int random_differ(uint64_t *state, int n, int lo_exp, int hi_exp, int (*differs)(double))
+{
+	int bad = 0;
+
+	for (int k = 0; k < n && bad < 5; k++)
+		bad += differs(random_double(state, lo_exp, hi_exp));
+	return bad;
+}
+
 static void test_fixed6(void)
 {
 	static const double fixed[] = {
@@ -222,13 +232,9 @@ static void test_fixed6(void)
 		bad += fixed6_differs(x) + fixed6_differs(nextafter(x, 0)) + fixed6_differs(nextafter(x, 1));
 	}
 	ok(bad == 0, "fixed6: 300,000 values at and beside the half-way points");
-	bad = 0;
-	for (int k = 0; k < 1000000 && bad < 5; k++)
-		bad += fixed6_differs(random_double(&state, -40, 44));
+	bad = random_differ(&state, 1000000, -40, 44, fixed6_differs);
 	ok(bad == 0, "fixed6: 1,000,000 random doubles from 2^-40 to 2^45, both signs");
-	bad = 0;
-	for (int k = 0; k < 200000 && bad < 5; k++)
-		bad += fixed6_differs(random_double(&state, -1074, 1023));
+	bad = random_differ(&state, 200000, -1074, 1023, fixed6_differs);
 	ok(bad == 0, "fixed6: 200,000 random doubles over the whole exponent range");
 }
 
@@ -279,13 +285,9 @@ static void test_g17(void)
 		for (uint64_t a = 1; a < 20000; a += 2)
 			bad += g17_differs(ldexp((double)(pk_hash_mix64(a * 64 + (uint64_t)j) >> 11 | 1), -j));
 	ok(bad == 0, "g17: 100,000 exact ties and 590,000 odd multiples of 2^-j round half to even");
-	bad = 0;
-	for (int k = 0; k < 1000000 && bad < 5; k++)
-		bad += g17_differs(random_double(&state, -30, 130));
+	bad = random_differ(&state, 1000000, -30, 130, g17_differs);
 	ok(bad == 0, "g17: 1,000,000 random doubles from 2^-30 to 2^131, both signs");
-	bad = 0;
-	for (int k = 0; k < 200000 && bad < 5; k++)
-		bad += g17_differs(random_double(&state, -1074, 1023));
+	bad = random_differ(&state, 200000, -1074, 1023, g17_differs);
 	ok(bad == 0, "g17: 200,000 random doubles over the whole exponent range");
 	bad = 0;
 	for (int k = 0; k < 200000 && bad < 5; k++) {
