@@ -21,7 +21,7 @@ static const char usage_text[] =
 	"                      [-g MODE[,THRESHOLD[,ORDER]]] [--percent-limit P] [-n]\n"
 	"                      [--comm L] [--pid L] [--tid L] [--dso L] [--symbols L] [--cpu L] [--time S,E]\n"
 	"                      [--header|--header-only] [-D] [--stats] [--format F -o OUT] [-v]\n"
-	"                      [--inline|--no-inline]\n"
+	"                      [--inline|--no-inline] [--threads N]\n"
 	"\n"
 	"  -i, --input FILE       perf.data to read (default perf.data; - for standard input)\n"
 	"      --stdio            text output (the default and only interface)\n"
@@ -40,13 +40,17 @@ static const char usage_text[] =
 	"      --stats            record counts per type\n"
 	"      --format F         folded, pprof, json or svg (with -o FILE)\n"
 	"  -o, --output FILE      where --format writes (default standard output)\n"
-	"  -v, --verbose          more messages\n";
+	"  -v, --verbose          more messages\n"
+	"      --threads N        1: build the report on one thread; 2 (default with two CPUs\n"
+	"                         or more): a second thread adds the samples while the first\n"
+	"                         reads and resolves them (sort keys comm, dso and sym only)\n";
 
 struct report_cli {
 	const char *input, *sort, *format, *output;
 	int children;                   /* -1 default */
 	int group;                      /* 0 perf's default, 1 --group, -1 --no-group */
 	int header, header_only, dump, stats, nr, verbose, inline_frames;
+	int threads;                    /* 0 default, else --threads */
 	double percent_limit;
 	enum pk_callgraph_mode cg_mode;
 	enum pk_callgraph_order cg_order;
@@ -191,6 +195,12 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 			o->output = v;
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 			o->verbose++;
+		} else if ((v = argval(argc, argv, &i, "--threads"))) {
+			if (strcmp(v, "1") && strcmp(v, "2")) {
+				cli_error("--threads takes 1 or 2, not '%s'", v);
+				return -EINVAL;
+			}
+			o->threads = atoi(v);
 		} else if (!strcmp(a, "--group")) {
 			o->group = 1;
 		} else if (!strcmp(a, "--no-group")) {
@@ -366,7 +376,7 @@ int cmd_report(int argc, char **argv)
 			.show_nr_samples = o.nr, .header = o.header, .parent_regex = o.parent,
 			.add_filtered = (o.filter.comms || o.filter.pids || o.filter.tids || o.filter.dsos ||
 					 o.filter.symbols) && !o.filter.cpus && !o.filter.time,
-			.group = o.group,
+			.group = o.group, .threads = o.threads,
 		};
 		struct pk_report *r = NULL;
 
@@ -377,6 +387,9 @@ int cmd_report(int argc, char **argv)
 		}
 		pk_report_setup(r, ss);
 		walk_err = pk_session_run(ss, on_report, NULL, r, &d);
+		err = pk_report_finish(r);
+		if (err && !walk_err)
+			walk_err = err;
 		if (prog.shown)
 			fputs("\r                \r", stderr);
 		prog.shown = 0;

@@ -249,6 +249,11 @@ PK_API int pk_screen_open(struct screen **out, const short *fg, int n_pairs, int
 /* Give the terminal back (endwin) and free the screen; NULL-safe. */
 PK_API void pk_screen_close(struct screen *scr);
 
+/* ---- CPUs ---------------------------------------------------------------- */
+
+/* CPUs this process may run on (its affinity mask; the online count if that cannot be read). */
+PK_API int pk_cpus_usable(void);
+
 /* ---- time ---------------------------------------------------------------- */
 
 /* CLOCK_MONOTONIC in nanoseconds. */

@@ -52,6 +52,8 @@ struct pk_report_opts {
 	int group;                   /* event groups: 0 perf's default (one block per group when the
 	                                file has GROUP_DESC), 1 --group (also puts all events of a
 	                                file without groups in one), -1 --no-group */
+	int threads;                 /* 0: a second thread builds the histogram when it can (see
+	                                pk_report_add), 1: everything on the caller's thread */
 };
 
 struct pk_report;
@@ -66,8 +68,22 @@ PK_API void pk_report_free(struct pk_report *r);
  */
 PK_API int pk_report_setup(struct pk_report *r, struct pk_session *ss);
 
-/* Add one resolved sample (use as, or from, a pk_rsample_fn). */
+/*
+ * Add one resolved sample (use as, or from, a pk_rsample_fn). 0 or -ENOMEM.
+ * After pk_report_setup(), with two CPUs or more and only comm, dso and sym
+ * as sort keys, the histogram is built on a second thread while the caller
+ * goes on resolving samples: an error found there comes back from a later
+ * call or from pk_report_finish(). @rs and what it points to may be reused
+ * as soon as this returns; threads, maps, DSOs and symbols must stay (the
+ * session keeps them until it is closed).
+ */
 PK_API int pk_report_add(struct pk_report *r, const struct pk_rsample *rs);
+
+/*
+ * Wait until every sample added is in the histogram. 0 or the first error
+ * adding them gave (-ENOMEM). Printing and pk_report_rows() call it too.
+ */
+PK_API int pk_report_finish(struct pk_report *r);
 
 /*
  * Print every event's histogram in `perf report --stdio` layout to @out

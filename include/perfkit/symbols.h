@@ -132,6 +132,14 @@ PK_API void pk_symbols_build_id(struct pk_symbols *s, int32_t pid, const char *f
  */
 PK_API void pk_symbols_build_id_misc(struct pk_symbols *s, int32_t pid, uint16_t misc,
 				     const char *filename, const uint8_t *build_id, uint8_t size);
+/*
+ * @fn(@ctx) is called before a DSO already handed out in a location changes
+ * what pk_dso shows (short_name, kernel): a kernel module's MMAP or build-id
+ * entry names it "[mod]". A reader of locations on another thread (the
+ * report's pipeline) finishes with them first. One callback at a time:
+ * 0, or -EBUSY when another is set; NULL @fn removes it.
+ */
+PK_API int pk_symbols_on_dso_change(struct pk_symbols *s, void (*fn)(void *ctx), void *ctx);
 /* KSYMBOL: a BPF program or out-of-line kernel code [addr, addr+len) named @name. */
 PK_API void pk_symbols_ksymbol(struct pk_symbols *s, uint64_t addr, uint32_t len, const char *name,
 			       int unregister);

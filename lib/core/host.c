@@ -2,15 +2,18 @@
  * Facts about the machine perfkit runs on that the readers of recorded data
  * compare against: whether a recording's kernel is the running one, and the
  * running kernel's vDSO image (the kernel maps the same image into every
- * process, so ours stands for a recorded "[vdso]" of this kernel).
+ * process, so ours stands for a recorded "[vdso]" of this kernel); and how
+ * many CPUs this process may use, for work split over threads.
  */
 #include <elf.h>
+#include <sched.h>
 #include <errno.h>
 #include <link.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 #include <perfkit/core.h>
 
 #define PK_VDSO_MAX (16u << 20)   /* a vdso is a few pages; refuse anything absurd */
@@ -86,4 +89,13 @@ int pk_vdso_self(const void **image, size_t *size)
 	*image = (const void *)base;
 	*size = len;
 	return 0;
+}
+
+int pk_cpus_usable(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		return CPU_COUNT(&set);
+	return (int)sysconf(_SC_NPROCESSORS_ONLN);
 }

@@ -93,6 +93,7 @@ void pk_report_free(struct pk_report *r)
 {
 	if (!r)
 		return;
+	pk_report_finish(r);
 	if (r->parent_re_ok)
 		regfree(&r->parent_re);
 	rp_strtab_release(&r->strs);
@@ -265,13 +266,14 @@ static struct rp_hists *rp_hists(struct pk_report *r, size_t idx)
 	return &r->hists[idx];
 }
 
-static uint32_t rp_comm_id(struct pk_report *r, const struct pk_rsample *rs)
+/* @who: the sample's thread as it was then (NULL: none, the sample's tid names it). */
+static uint32_t rp_comm_id(struct pk_report *r, const struct pk_rsample *rs, const struct pk_thread *who)
 {
 	char buf[32];
 
-	if (rs->thread && rs->thread->comm && rs->thread->comm[0])
-		return rp_strtab_id(&r->strs, rs->thread->comm);
-	snprintf(buf, sizeof(buf), ":%d", rs->thread ? rs->thread->tid : (int)rs->s->tid);
+	if (who && who->comm && who->comm[0])
+		return rp_strtab_id(&r->strs, who->comm);
+	snprintf(buf, sizeof(buf), ":%d", who ? who->tid : (int)rs->s->tid);
 	return rp_strtab_id(&r->strs, buf);
 }
 
@@ -355,11 +357,38 @@ static int rp_add_full(struct pk_report *r, const struct pk_rsample *rs, const s
 	return 0;
 }
 
+int rp_add_sample(struct pk_report *r, const struct pk_rsample *rs, const struct pk_thread *who,
+		  uint32_t stack, int hit)
+{
+	struct rp_keyctx c = { .rs = rs, .who = who, .thread = rs->thread, .loc = &rs->self, .self = 1 };
+	int err;
+
+	if (hit) {
+		rp_memo_replay(r, stack, rs->period);
+		return 0;
+	}
+	c.comm_id = rp_comm_id(r, rs, who);
+	if (c.comm_id == UINT32_MAX)
+		return -ENOMEM;
+	if (r->has_parent_key) {
+		c.parent_id = rp_parent_id(r, rs);
+		if (c.parent_id == UINT32_MAX)
+			return -ENOMEM;
+	}
+	if (stack == RP_NO_STACK)
+		return rp_add_full(r, rs, &c);
+	if ((err = rp_memo_record(r, stack)))
+		return err;
+	err = rp_add_full(r, rs, &c);
+	rp_memo_end(r);
+	return err;
+}
+
 int pk_report_add(struct pk_report *r, const struct pk_rsample *rs)
 {
-	struct rp_keyctx c = { .rs = rs, .loc = &rs->self, .self = 1 };
+	uint32_t stack = RP_NO_STACK;
 	struct rp_hists *h;
-	int err;
+	int err, hit = 0;
 
 	if (!r->decided)
 		rp_report_decide(r, rs->evsel);
@@ -369,36 +398,27 @@ int pk_report_add(struct pk_report *r, const struct pk_rsample *rs)
 	h->used = 1;
 	h->evsel = rs->evsel;
 	if (r->branch_mode && (rs->s->present & PERF_SAMPLE_BRANCH_STACK)) {
-		c.comm_id = rp_comm_id(r, rs);
+		struct rp_keyctx c = { .rs = rs, .who = rs->thread, .thread = rs->thread };
+
+		c.comm_id = rp_comm_id(r, rs, rs->thread);
 		if (c.comm_id == UINT32_MAX)
 			return -ENOMEM;
-		c.self = 0;
 		return rp_add_branches(r, h, rs, &c);
 	}
 	h->nr_samples++;
 	h->total_period += rs->period;
 	if (rs->nr_frames)
 		h->has_callchain = 1;
-	c.comm_id = rp_comm_id(r, rs);
-	if (c.comm_id == UINT32_MAX)
-		return -ENOMEM;
-	if (r->has_parent_key) {
-		c.parent_id = rp_parent_id(r, rs);
-		if (c.parent_id == UINT32_MAX)
-			return -ENOMEM;
-	}
-	if (r->memo_ok && rs->nr_frames) {
-		int hit;
-
-		if ((err = rp_memo_begin(r, rs, c.comm_id, &hit)))
-			return err;
-		if (hit)
-			return 0;
-		err = rp_add_full(r, rs, &c);
-		rp_memo_end(r);
+	if (r->memo_ok && rs->nr_frames && (err = rp_memo_lookup(r, rs, &stack, &hit)))
 		return err;
-	}
-	return rp_add_full(r, rs, &c);
+	if (r->pl || (!r->pl_tried && rp_pipeline_start(r)))
+		return rp_pipeline_push(r, rs, stack, hit);
+	return rp_add_sample(r, rs, rs->thread, stack, hit);
+}
+
+int pk_report_finish(struct pk_report *r)
+{
+	return r->pl ? rp_pipeline_stop(r) : 0;
 }
 
 /* ---- output order ---------------------------------------------------------- */
@@ -451,10 +471,13 @@ uint32_t *rp_sorted_entries(struct pk_report *r, uint32_t evsel, size_t *n)
 size_t pk_report_rows(struct pk_report *r, size_t evsel_idx, struct pk_report_row *rows, size_t max)
 {
 	size_t n, len = 0;
-	uint32_t *order = rp_sorted_entries(r, (uint32_t)evsel_idx, &n);
+	uint32_t *order;
 	char buf[1024];
 	char *text;
 
+	if (pk_report_finish(r))
+		return 0;
+	order = rp_sorted_entries(r, (uint32_t)evsel_idx, &n);
 	if (!order)
 		return 0;
 	free(r->rows_text);

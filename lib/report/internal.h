@@ -110,6 +110,14 @@ struct rp_keydef {
 /* What a key is computed from: one location (the sample's or a frame's). */
 struct rp_keyctx {
 	const struct pk_rsample *rs;
+	/*
+	 * The sample's thread as it was when the sample was taken (pid, tid,
+	 * comm; NULL: none, the sample's own pid/tid count) and the live thread
+	 * entries keep for printing: the same unless the pipeline worker
+	 * (pipeline.c) adds the sample later.
+	 */
+	const struct pk_thread *who;
+	struct pk_thread *thread;
 	const struct pk_location *loc;
 	int self;                   /* the sampled location (vs a call-chain frame) */
 	uint32_t comm_id;
@@ -168,28 +176,41 @@ struct rp_hists {               /* per evsel */
 
 /* memo.c: the stack memo (see there) */
 enum { RP_MEMO_SELF = 1, RP_MEMO_ACC = 2 };
+#define RP_NO_STACK UINT32_MAX
 struct rp_memo_op {
 	uint32_t entry, pair;       /* pair UINT32_MAX: none */
 	uint32_t kind;              /* RP_MEMO_SELF | RP_MEMO_ACC */
 };
-struct rp_memo_stack {
+struct rp_memo_slot {
 	uint64_t hash;
-	size_t key_first, op_first;
-	uint32_t key_n, op_n;       /* key_n 0: an empty slot */
+	size_t key_first;
+	uint32_t key_n;             /* 0: an empty slot */
+	uint32_t stack;             /* the stack's number, in order of first sight */
+};
+struct rp_memo_ops {            /* what the full path did for one stack */
+	size_t first;
+	uint32_t n;
 };
 struct rp_memo {
-	struct rp_memo_stack *slots; /* open addressing, in place: one miss per probe */
+	/* looking stacks up: the thread that calls pk_report_add() */
+	struct rp_memo_slot *slots; /* open addressing, in place: one miss per probe */
 	size_t mask;
-	size_t nr;
+	size_t nr;                  /* stacks seen */
 	uint64_t *keys;             /* the stacks' key words, back to back */
 	size_t nr_keys, cap_keys;
-	struct rp_memo_op *ops;
-	size_t nr_ops, cap_ops;
 	uint64_t *kbuf;             /* the current sample's key */
 	size_t kcap;
-	size_t cur;                 /* slot of the stack being recorded */
+	struct rp_strtab comms;     /* comm texts -> the ids in keys */
+	int comms_ok;
+	/* replaying them: the thread that adds samples (the pipeline's worker when there is one) */
+	struct rp_memo_ops *stacks; /* by stack number */
+	size_t nr_stacks, cap_stacks;
+	struct rp_memo_op *ops;
+	size_t nr_ops, cap_ops;
 	int recording;
 };
+
+struct rp_pipeline;
 
 struct pk_report {
 	struct pk_report_opts o;
@@ -239,6 +260,8 @@ struct pk_report {
 	struct rp_fcache { uint64_t a, b, c; uint32_t entry, valid; } *fcache;
 	int memo_ok;                /* the stack memo applies to this report's keys */
 	struct rp_memo memo;
+	struct rp_pipeline *pl;     /* samples added on a second thread (pipeline.c), NULL: none */
+	int pl_tried;
 	char *rows_text;            /* storage behind pk_report_rows() keys */
 	int oom;
 	/* event groups (group.c), set up at print time; indexed by evsel idx */
@@ -302,15 +325,33 @@ int rp_children_add(struct pk_report *r, const struct pk_rsample *rs, const stru
 /* memo.c */
 int rp_memo_usable(const struct pk_report *r);
 /*
- * Look the sample's stack up: on a hit its recorded operations were replayed
- * (*hit = 1, nothing else to do); on a miss the stack is registered and the
- * operations of the full path must be reported with rp_memo_op() until
- * rp_memo_end().
+ * Look the sample's stack up (the caller's thread): *@stack is its number
+ * (RP_NO_STACK: too deep to memoize) and *@hit 1 when it was seen before,
+ * 0 when this sample registers it. 0 or -ENOMEM.
  */
-int rp_memo_begin(struct pk_report *r, const struct pk_rsample *rs, uint32_t comm_id, int *hit);
+int rp_memo_lookup(struct pk_report *r, const struct pk_rsample *rs, uint32_t *stack, int *hit);
+/* Replay what the full path did for @stack, with @period. */
+void rp_memo_replay(struct pk_report *r, uint32_t stack, uint64_t period);
+/*
+ * Record the operations of the full path for the new @stack (the next
+ * number): report them with rp_memo_op() until rp_memo_end(). 0 or -ENOMEM.
+ */
+int rp_memo_record(struct pk_report *r, uint32_t stack);
 int rp_memo_op(struct pk_report *r, uint32_t entry, uint32_t pair, unsigned kind);
 void rp_memo_end(struct pk_report *r);
 void rp_memo_release(struct rp_memo *m);
+
+/* hist.c: the part of pk_report_add() after the stack lookup (on the pipeline's worker, if any) */
+int rp_add_sample(struct pk_report *r, const struct pk_rsample *rs, const struct pk_thread *who,
+		  uint32_t stack, int hit);
+
+/* pipeline.c */
+/* Start the worker when this report can use one; 1 started, 0 not. */
+int rp_pipeline_start(struct pk_report *r);
+/* Hand the sample to the worker. 0, or the worker's error (-ENOMEM). */
+int rp_pipeline_push(struct pk_report *r, const struct pk_rsample *rs, uint32_t stack, int hit);
+/* Wait for every sample handed over, stop the worker. 0 or its error. */
+int rp_pipeline_stop(struct pk_report *r);
 
 /* print.c: pieces shared with the group view */
 void rp_print_title(FILE *out, uint64_t nr_samples, int plural, const char *name);

@@ -9,15 +9,22 @@
  * operations; later samples of the same stack find it with one hash over the
  * frames and replay the list, adding their period without any other lookup.
  *
- * Key words: [event, comm, cpumode, self a, self b, frame a, frame b, ...]
+ * Key words: [event << 32 | comm, cpumode, self a, self b, frame a, frame b, ...]
  * where a location's (a, b) is (symbol, 0) or (DSO | 1, ip), the same
- * identity the trie and the frame cache use.
+ * identity the trie and the frame cache use, and comm is the comm text's
+ * number in the memo's own string table.
  *
- * The stacks are the hash table's slots themselves (open addressing), so a
- * sample finds its stack with one cache miss, not one for a slot and one
- * for the stack it names (2 % of `report --no-children` on 1.2M samples).
+ * Two sides, which the pipeline (pipeline.c) runs on two threads: the
+ * lookup (slots, keys, comm numbers) where samples arrive, and the replay
+ * (each stack's operations, by stack number) where they are added. A stack
+ * is numbered when first seen; the adding side meets that sample first, in
+ * order, and records its operations under the number.
+ *
+ * The slots hold the stacks themselves (open addressing), so a sample
+ * finds its stack with one cache miss.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -36,12 +43,27 @@ static inline void rp_loc_key(const struct pk_location *l, uint64_t *a, uint64_t
 	}
 }
 
-static size_t rp_memo_key(struct pk_report *r, const struct pk_rsample *rs, uint32_t comm_id,
-			  uint64_t *k)
+/* The number of the sample's comm text in the memo's table (":tid" without one); UINT32_MAX: ENOMEM. */
+static uint32_t rp_memo_comm(struct rp_memo *m, const struct pk_rsample *rs)
+{
+	char buf[32];
+
+	if (!m->comms_ok) {
+		if (rp_strtab_init(&m->comms))
+			return UINT32_MAX;
+		m->comms_ok = 1;
+	}
+	if (rs->thread && rs->thread->comm && rs->thread->comm[0])
+		return rp_strtab_id(&m->comms, rs->thread->comm);
+	snprintf(buf, sizeof(buf), ":%d", rs->thread ? rs->thread->tid : (int)rs->s->tid);
+	return rp_strtab_id(&m->comms, buf);
+}
+
+static size_t rp_memo_key(const struct pk_rsample *rs, uint32_t comm, uint64_t *k)
 {
 	size_t n = 0;
 
-	k[n++] = (uint64_t)(rs->evsel ? rs->evsel->idx : 0) << 32 | comm_id;
+	k[n++] = (uint64_t)(rs->evsel ? rs->evsel->idx : 0) << 32 | comm;
 	k[n++] = rs->cpumode;
 	rp_loc_key(&rs->self, &k[n], &k[n + 1]);
 	n += 2;
@@ -72,7 +94,7 @@ int rp_memo_usable(const struct pk_report *r)
 static int rp_memo_grow(struct rp_memo *m)
 {
 	size_t ncap = m->mask ? (m->mask + 1) * 2 : 4096;
-	struct rp_memo_stack *ns = calloc(ncap, sizeof(*ns));
+	struct rp_memo_slot *ns = calloc(ncap, sizeof(*ns));
 
 	if (!ns)
 		return -ENOMEM;
@@ -91,11 +113,12 @@ static int rp_memo_grow(struct rp_memo *m)
 	return 0;
 }
 
-static void rp_memo_replay(struct pk_report *r, const struct rp_memo_stack *st, uint64_t period)
+void rp_memo_replay(struct pk_report *r, uint32_t stack, uint64_t period)
 {
-	const struct rp_memo_op *op = &r->memo.ops[st->op_first];
+	const struct rp_memo_ops *st = &r->memo.stacks[stack];
+	const struct rp_memo_op *op = &r->memo.ops[st->first];
 
-	for (uint32_t i = 0; i < st->op_n; i++, op++) {
+	for (uint32_t i = 0; i < st->n; i++, op++) {
 		struct rp_entry *e = &r->ent[op->entry];
 
 		if (op->kind & RP_MEMO_SELF) {
@@ -111,14 +134,15 @@ static void rp_memo_replay(struct pk_report *r, const struct rp_memo_stack *st, 
 	}
 }
 
-int rp_memo_begin(struct pk_report *r, const struct pk_rsample *rs, uint32_t comm_id, int *hit)
+int rp_memo_lookup(struct pk_report *r, const struct pk_rsample *rs, uint32_t *stack, int *hit)
 {
 	struct rp_memo *m = &r->memo;
+	uint32_t comm;
 	size_t n, i;
 	uint64_t h;
 
+	*stack = RP_NO_STACK;
 	*hit = 0;
-	m->recording = 0;
 	if (rs->nr_frames > RP_MEMO_MAX_FRAMES)
 		return 0;
 	n = 4 + 2 * (size_t)rs->nr_frames;
@@ -130,29 +154,45 @@ int rp_memo_begin(struct pk_report *r, const struct pk_rsample *rs, uint32_t com
 		m->kbuf = nk;
 		m->kcap = n * 2;
 	}
-	n = rp_memo_key(r, rs, comm_id, m->kbuf);
+	comm = rp_memo_comm(m, rs);
+	if (comm == UINT32_MAX)
+		return -ENOMEM;
+	n = rp_memo_key(rs, comm, m->kbuf);
 	h = rp_memo_hash(m->kbuf, n);
 	if ((m->nr + 1) * 2 > m->mask + 1 && rp_memo_grow(m))
 		return -ENOMEM;
 	for (i = h & m->mask; m->slots[i].key_n; i = (i + 1) & m->mask) {
-		const struct rp_memo_stack *st = &m->slots[i];
+		const struct rp_memo_slot *sl = &m->slots[i];
 
-		if (st->hash == h && st->key_n == n &&
-		    !memcmp(&m->keys[st->key_first], m->kbuf, n * sizeof(uint64_t))) {
-			rp_memo_replay(r, st, rs->period);
+		if (sl->hash == h && sl->key_n == n &&
+		    !memcmp(&m->keys[sl->key_first], m->kbuf, n * sizeof(uint64_t))) {
+			*stack = sl->stack;
 			*hit = 1;
 			return 0;
 		}
 	}
-	/* a new stack: remember its key, record the operations of the full path */
+	/* a new stack: remember its key; the adding side records its operations */
+	if (m->nr >= RP_NO_STACK)
+		return 0;
 	if (pk_array_grow((void **)&m->keys, &m->cap_keys, m->nr_keys + n, sizeof(*m->keys), 4096))
 		return -ENOMEM;
 	memcpy(&m->keys[m->nr_keys], m->kbuf, n * sizeof(uint64_t));
-	m->slots[i] = (struct rp_memo_stack){ .hash = h, .key_first = m->nr_keys,
-		.key_n = (uint32_t)n, .op_first = m->nr_ops, .op_n = 0 };
+	m->slots[i] = (struct rp_memo_slot){ .hash = h, .key_first = m->nr_keys, .key_n = (uint32_t)n,
+					     .stack = (uint32_t)m->nr };
 	m->nr_keys += n;
-	m->nr++;
-	m->cur = i;
+	*stack = (uint32_t)m->nr++;
+	return 0;
+}
+
+int rp_memo_record(struct pk_report *r, uint32_t stack)
+{
+	struct rp_memo *m = &r->memo;
+
+	if (pk_array_grow((void **)&m->stacks, &m->cap_stacks, (size_t)stack + 1, sizeof(*m->stacks),
+			  4096))
+		return -ENOMEM;
+	m->stacks[stack] = (struct rp_memo_ops){ .first = m->nr_ops, .n = 0 };
+	m->nr_stacks = (size_t)stack + 1;
 	m->recording = 1;
 	return 0;
 }
@@ -166,7 +206,7 @@ int rp_memo_op(struct pk_report *r, uint32_t entry, uint32_t pair, unsigned kind
 	if (pk_array_grow((void **)&m->ops, &m->cap_ops, m->nr_ops + 1, sizeof(*m->ops), 16384))
 		return -ENOMEM;
 	m->ops[m->nr_ops++] = (struct rp_memo_op){ entry, pair, kind };
-	m->slots[m->cur].op_n++;
+	m->stacks[m->nr_stacks - 1].n++;
 	return 0;
 }
 
@@ -179,7 +219,10 @@ void rp_memo_release(struct rp_memo *m)
 {
 	free(m->slots);
 	free(m->keys);
-	free(m->ops);
 	free(m->kbuf);
+	if (m->comms_ok)
+		rp_strtab_release(&m->comms);
+	free(m->stacks);
+	free(m->ops);
 	memset(m, 0, sizeof(*m));
 }

@@ -146,8 +146,10 @@ int pk_report_print(struct pk_report *r, struct pk_session *ss, FILE *out)
 	const struct pk_perfdata_stats *st = p ? pk_perfdata_stats(p) : NULL;
 	uint32_t *pair_order = NULL;
 	size_t nev = p ? pk_perfdata_nr_evsels(p) : r->nr_hists;
-	int err = 0;
+	int err = pk_report_finish(r);
 
+	if (err)
+		return err;
 	if (!r->o.header)
 		fputs("# To display the perf.data header info, please use --header/--header-only options.\n#\n",
 		      out);

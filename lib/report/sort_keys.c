@@ -113,7 +113,7 @@ int rp_key_compute(struct pk_report *r, const struct rp_keydef *k, const struct 
 		break;
 	case RP_K_PID:
 	case RP_K_TID:
-		out[0] = (uint32_t)(c->rs->thread ? c->rs->thread->tid : (int32_t)c->rs->s->tid);
+		out[0] = (uint32_t)(c->who ? c->who->tid : (int32_t)c->rs->s->tid);
 		break;
 	case RP_K_DSO:
 		out[0] = rp_dso_id(r, l);
@@ -180,9 +180,9 @@ void rp_entry_display(struct pk_report *r, struct rp_entry *e, const struct rp_k
 	uint32_t id;
 
 	e->comm_id = c->comm_id;
-	e->pid = c->rs->thread ? c->rs->thread->pid : (int32_t)c->rs->s->pid;
-	e->tid = c->rs->thread ? c->rs->thread->tid : (int32_t)c->rs->s->tid;
-	e->thread = c->rs->thread;
+	e->pid = c->who ? c->who->pid : (int32_t)c->rs->s->pid;
+	e->tid = c->who ? c->who->tid : (int32_t)c->rs->s->tid;
+	e->thread = c->thread;
 	e->cpu = (c->rs->s->present & PERF_SAMPLE_CPU) ? (int32_t)c->rs->s->cpu : -1;
 	id = rp_dso_id(r, l);
 	e->dso_id = id == UINT32_MAX ? 0 : id;

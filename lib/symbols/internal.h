@@ -129,6 +129,8 @@ struct pk_symbols {
 	void *srcline_cache;          /* srcline.c */
 	void **old_arrays;            /* replaced symbol arrays kept alive */
 	size_t nr_old, cap_old;
+	void (*on_dso_change)(void *ctx); /* pk_symbols_on_dso_change() */
+	void *on_dso_change_ctx;
 };
 
 /* cpumode of a record's misc (PERF_RECORD_MISC_CPUMODE_MASK = 7) */

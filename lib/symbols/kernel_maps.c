@@ -5,6 +5,7 @@
  * named by the path the build-id table lists for a kernel-space entry, else
  * "[mod]"), build-ids from the header, and KSYMBOL (BPF, out-of-line code).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -43,11 +44,31 @@ static int is_kmod_path(const char *path)
 	return 0;
 }
 
+/* Before a DSO others may be reading changes its public fields. */
+static void dso_changing(struct pk_symbols *s)
+{
+	if (s->on_dso_change)
+		s->on_dso_change(s->on_dso_change_ctx);
+}
+
+PK_API int pk_symbols_on_dso_change(struct pk_symbols *s, void (*fn)(void *ctx), void *ctx)
+{
+	if (fn && s->on_dso_change)
+		return -EBUSY;
+	s->on_dso_change = fn;
+	s->on_dso_change_ctx = ctx;
+	return 0;
+}
+
 static void dso_make_module(struct pk_symbols *s, struct sym_dso *d, const char *short_name)
 {
+	int rename = strcmp(d->pub.short_name, short_name) != 0;
+
+	if (rename || !d->pub.kernel)
+		dso_changing(s);
 	d->kind = SYM_DSO_MODULE;
 	d->pub.kernel = 1;
-	if (strcmp(d->pub.short_name, short_name))
+	if (rename)
 		sym_dso_set_short(s, d, short_name);
 }
 
@@ -99,7 +120,10 @@ void sym_kernel_mmap(struct pk_symbols *s, uint64_t start, uint64_t len, uint64_
 	if (!d)
 		return;
 	d->kind = SYM_DSO_KERNEL;
-	d->pub.kernel = 1;
+	if (!d->pub.kernel) {
+		dso_changing(s);
+		d->pub.kernel = 1;
+	}
 	s->kernel = d;
 	sym_dso_set_build_id(d, bid, bid_size);
 	if (s->kernel_map)

@@ -125,6 +125,25 @@ for args in "" "--no-children" "--no-children -g fractal" "--no-children -g flat
 	fi
 done
 
+# ---- the pipeline: a second thread adds the samples; the text is the one-thread text ----
+for t in g z pipe grp; do
+	f="$TMP/$t.data"
+	[ -s "$f" ] || continue
+	for args in "" "--no-children" "-g caller,0.1" "--no-children --sort dso,sym -g folded"; do
+		"$PERFKIT" report --stdio $args -i "$f" >"$TMP/two.out" 2>&1
+		"$PERFKIT" report --stdio --threads 1 $args -i "$f" >"$TMP/one.out" 2>&1
+		if cmp -s "$TMP/one.out" "$TMP/two.out" && grep -q '^# Samples' "$TMP/one.out"; then
+			pass "$t.data: the same text with --threads 1: report ${args:-(defaults)}"
+		else
+			fail "$t.data: the same text with --threads 1: report ${args:-(defaults)}" \
+				"$(diff "$TMP/one.out" "$TMP/two.out" | head -20)"
+		fi
+	done
+done
+"$PERFKIT" report --stdio --threads 3 -i "$TMP/g.data" >/dev/null 2>"$TMP/e"
+is "$?" 2 "--threads 3: exit status 2"
+grep -q "^perfkit: --threads takes 1 or 2, not '3'" "$TMP/e"; ok $? "--threads 3: says what it takes"
+
 # ---- event groups: perf 6.1 shows a file's groups as one block, a column per member ----
 f="$DATA/quipper/perf.data.lost_samples-4.4"
 if [ -f "$f" ]; then

@@ -12,6 +12,7 @@
 #include <perfkit/report.h>
 #include "report/internal.h"
 #include "../tap.h"
+#include "report_text.h"
 
 static struct pk_dso dso_prog = { .name = "/usr/bin/prog", .short_name = "prog" };
 static struct pk_dso dso_kernel = { .name = "[kernel.kallsyms]", .short_name = "[kernel.kallsyms]",
@@ -97,17 +98,6 @@ static void workload(struct pk_report *r)
 	add(r, &t_other, 1, 100, a, 2);
 }
 
-static char *print(struct pk_report *r)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	pk_report_print(r, NULL, f);
-	fclose(f);
-	return buf;
-}
-
 static void test_self_rows(void)
 {
 	struct pk_report *r = mk("comm,dso", 0, PK_CG_NONE, 0.5);
@@ -152,7 +142,7 @@ static void test_layout(void)
 	char *out;
 
 	workload(r);
-	out = print(r);
+	out = report_text(r);
 	ok(strstr(out, "# Samples: 10  of event 'cpu-clock'\n# Event count (approx.): 1000\n#\n") != NULL,
 	   "title lines as perf prints them for < 1000 samples");
 	ok(strstr(out, "# Overhead  Command  Shared Object      Symbol           \n"
@@ -170,7 +160,7 @@ static void test_graph(void)
 	char *out;
 
 	workload(r);
-	out = print(r);
+	out = report_text(r);
 	/* prog foo (self 6 samples): chains foo<-main x5, foo<-foo<-main x1 */
 	ok(strstr(out, "    60.00%  prog     [.] foo\n"
 		       "            |\n"
@@ -190,14 +180,14 @@ static void test_graph(void)
 
 	r = mk("comm,sym", 0, PK_CG_FRACTAL, 0.5);
 	workload(r);
-	out = print(r);
+	out = report_text(r);
 	ok(strstr(out, "               |--83.33%--main\n") != NULL, "fractal: percent of the entry (5/6)");
 	free(out);
 	pk_report_free(r);
 
 	r = mk("comm,sym", 0, PK_CG_GRAPH, 15);
 	workload(r);
-	out = print(r);
+	out = report_text(r);
 	ok(strstr(out, "            ---foo\n"
 		       "               |          \n"
 		       "                --50.00%--main\n\n") != NULL, "graph threshold 15%% cuts the 10%% branch");
@@ -206,7 +196,7 @@ static void test_graph(void)
 
 	r = mk("comm,sym", 0, PK_CG_FOLDED, 0.5);
 	workload(r);
-	out = print(r);
+	out = report_text(r);
 	ok(strstr(out, "    60.00%  prog     [.] foo\n50.00% foo;main\n10.00% foo;foo;main\n") != NULL,
 	   "folded lines");
 	free(out);
@@ -214,7 +204,7 @@ static void test_graph(void)
 
 	r = mk("comm,sym", 0, PK_CG_FLAT, 0.5);
 	workload(r);
-	out = print(r);
+	out = report_text(r);
 	ok(strstr(out, "    20.00%  prog     [.] bar\n           20.00%\n                bar\n"
 		       "                foo\n                main\n\n") != NULL, "flat block");
 	free(out);
@@ -227,7 +217,7 @@ static void test_children_graph(void)
 	char *out;
 
 	workload(r);
-	out = print(r);
+	out = report_text(r);
 	/* children + caller order: main's tree goes to its callees */
 	ok(strstr(out, "   100.00%     0.00%  [.] main\n"
 		       "            |          \n"
@@ -361,7 +351,7 @@ int main(void)
 		char *out;
 
 		workload(r);
-		out = print(r);
+		out = report_text(r);
 		fputs(out, stdout);
 		free(out);
 		pk_report_free(r);

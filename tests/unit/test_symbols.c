@@ -951,6 +951,55 @@ static void test_modules(void)
 	pk_symbols_free(s);
 }
 
+/* pk_symbols_on_dso_change: called before a DSO handed out changes its names, and only then. */
+struct dso_watch {
+	const struct pk_dso *dso;   /* the DSO a reader holds */
+	int calls;
+	char short_then[64];        /* its short name when called */
+};
+
+static void on_dso_change(void *ctx)
+{
+	struct dso_watch *w = ctx;
+
+	w->calls++;
+	snprintf(w->short_then, sizeof(w->short_then), "%s", w->dso ? w->dso->short_name : "");
+}
+
+static void test_dso_change_hook(void)
+{
+	static const char ko[] = "/lib/modules/6.1/extra/foo.ko";
+	struct pk_symbols_opts o = { .sz = sizeof(o), .home = tmp, .osrelease = "0.0.0-not-this-kernel" };
+	struct pk_symbols *s = pk_symbols_new(&o);
+	struct dso_watch w = { 0 };
+	struct pk_location loc;
+
+	is_int(pk_symbols_on_dso_change(s, on_dso_change, &w), 0, "dso change hook: set");
+	is_int(pk_symbols_on_dso_change(s, on_dso_change, &w), -EBUSY, "dso change hook: one at a time");
+	pk_symbols_mmap(s, -1, 0, 0xffffffff81000000ull, 0x1000000, 0xffffffff81000000ull,
+			"[kernel.kallsyms]_text", 1, NULL, 0, 0, 0);
+	pk_symbols_mmap(s, -1, 0, 0xffffffffc0010000ull, 0x5000, 0,
+			"/lib/modules/6.1/kernel/drivers/net/usb/usbnet.ko", 1, NULL, 0, 0, 0);
+	pk_symbols_mmap(s, 100, 100, 0x400000, 0x1000, 0, "/usr/bin/prog", 2, NULL, 0, 5, 0);
+	/* a .ko mapped by a process is a user DSO, "foo.ko" */
+	pk_symbols_mmap(s, 100, 100, 0x500000, 0x1000, 0, ko, 2, NULL, 0, 5, 0);
+	pk_symbols_resolve(s, pk_symbols_thread(s, 100, 100), 2, 0x500010, &loc);
+	w.dso = loc.dso;
+	is_int(w.calls, 0, "dso change hook: not called for new DSOs (kernel, module, user)");
+	is_str(loc.dso ? loc.dso->short_name : NULL, "foo.ko", "dso change hook: the user DSO is foo.ko");
+	/* a kernel build-id entry for the same path makes that DSO the module [foo] */
+	pk_symbols_build_id_misc(s, -1, 1, ko, (const uint8_t *)"0123456789abcdefghij", 20);
+	is_int(w.calls, 1, "dso change hook: called once when a DSO handed out becomes a module");
+	is_str(w.short_then, "foo.ko", "dso change hook: called before the change");
+	is_str(loc.dso ? loc.dso->short_name : NULL, "[foo]", "dso change hook: then renamed [foo]");
+	pk_symbols_build_id_misc(s, -1, 1, ko, (const uint8_t *)"0123456789abcdefghij", 20);
+	is_int(w.calls, 1, "dso change hook: not called when nothing changes");
+	pk_symbols_on_dso_change(s, NULL, NULL);
+	pk_symbols_build_id_misc(s, -1, 1, "/lib/modules/6.1/extra/bar.ko", (const uint8_t *)"0123456789abcdefghij", 20);
+	is_int(w.calls, 1, "dso change hook: removed with NULL");
+	pk_symbols_free(s);
+}
+
 static void test_fork_exec(void)
 {
 	struct pk_symbols_opts o = { .sz = sizeof(o), .home = tmp };
@@ -1120,6 +1169,7 @@ int main(void)
 	test_srcline();
 	test_load_speed();
 	test_modules();
+	test_dso_change_hook();
 	test_fork_exec();
 	test_other_kernel_extent();
 	test_corpus_dso();
