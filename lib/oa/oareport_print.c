@@ -29,7 +29,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <perfkit/oa.h>
 #include "core/obuf.h"
 
@@ -415,7 +414,7 @@ static void print_segments(const struct print_ctx *c, struct pk_obuf *k, struct 
 			     .cv = PTHREAD_COND_INITIALIZER };
 	pthread_t worker;
 
-	if (p.n_blocks < PARALLEL_MIN_BLOCKS || sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
+	if (p.n_blocks < PARALLEL_MIN_BLOCKS || pk_cpus_usable() < 2 ||
 	    pthread_create(&worker, NULL, format_odd_blocks, &p) != 0) {
 		for (size_t i = 0; i < c->s->tl.n_segments; i++)
 			c->fn(c, k, i, 0, SIZE_MAX, ev);

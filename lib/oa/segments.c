@@ -28,7 +28,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <perfkit/oa.h>
 #include "recording_int.h"
 
@@ -338,7 +337,7 @@ static struct oa_segments *job_new(const struct pk_oa_decoder *dec,
 
 bool oa_segments_two_threads(size_t n_reports)
 {
-	return n_reports >= TWO_THREADS_MIN_REPORTS && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+	return n_reports >= TWO_THREADS_MIN_REPORTS && pk_cpus_usable() >= 2;
 }
 
 struct oa_segments *oa_segments_follow(const struct pk_oa_decoder *dec,
