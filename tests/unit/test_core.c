@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -388,6 +389,29 @@ static void test_obuf(void)
 	free(want);
 }
 
+/* pk_cpus_usable: the affinity mask, which taskset and cgroups narrow, not the CPUs online. */
+static void test_cpus_usable(void)
+{
+	cpu_set_t all, one;
+	int cpu;
+
+	if (sched_getaffinity(0, sizeof(all), &all)) {
+		ok(pk_cpus_usable() >= 1, "cpus usable: at least one (no affinity mask readable)");
+		return;
+	}
+	is_int(pk_cpus_usable(), CPU_COUNT(&all), "cpus usable: as many as the affinity mask holds");
+	for (cpu = 0; cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &all); cpu++)
+		;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one) == 0) {
+		is_int(pk_cpus_usable(), 1, "cpus usable: 1 when pinned to CPU %d", cpu);
+		sched_setaffinity(0, sizeof(all), &all);
+	}
+	is_int(pk_cpus_usable(), CPU_COUNT(&all), "cpus usable: back to %d with the mask restored",
+	       CPU_COUNT(&all));
+}
+
 int main(void)
 {
 	test_diag();
@@ -400,5 +424,6 @@ int main(void)
 	test_g17();
 	test_fmt_uint();
 	test_obuf();
+	test_cpus_usable();
 	return done_testing();
 }
