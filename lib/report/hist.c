@@ -266,15 +266,19 @@ static struct rp_hists *rp_hists(struct pk_report *r, size_t idx)
 	return &r->hists[idx];
 }
 
-/* @who: the sample's thread as it was then (NULL: none, the sample's tid names it). */
-static uint32_t rp_comm_id(struct pk_report *r, const struct pk_rsample *rs, const struct pk_thread *who)
+uint32_t rp_comm_text_id(struct rp_strtab *t, const struct pk_rsample *rs, const struct pk_thread *who)
 {
 	char buf[32];
 
 	if (who && who->comm && who->comm[0])
-		return rp_strtab_id(&r->strs, who->comm);
+		return rp_strtab_id(t, who->comm);
 	snprintf(buf, sizeof(buf), ":%d", who ? who->tid : (int)rs->s->tid);
-	return rp_strtab_id(&r->strs, buf);
+	return rp_strtab_id(t, buf);
+}
+
+static uint32_t rp_comm_id(struct pk_report *r, const struct pk_rsample *rs, const struct pk_thread *who)
+{
+	return rp_comm_text_id(&r->strs, rs, who);
 }
 
 static uint32_t rp_parent_id(struct pk_report *r, const struct pk_rsample *rs)

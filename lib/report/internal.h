@@ -341,6 +341,11 @@ int rp_memo_op(struct pk_report *r, uint32_t entry, uint32_t pair, unsigned kind
 void rp_memo_end(struct pk_report *r);
 void rp_memo_release(struct rp_memo *m);
 
+/*
+ * hist.c: the id in @t of the comm of @who, the sample's thread as it was
+ * then (":tid" while it has none; NULL: the sample's tid); UINT32_MAX: ENOMEM.
+ */
+uint32_t rp_comm_text_id(struct rp_strtab *t, const struct pk_rsample *rs, const struct pk_thread *who);
 /* hist.c: the part of pk_report_add() after the stack lookup (on the pipeline's worker, if any) */
 int rp_add_sample(struct pk_report *r, const struct pk_rsample *rs, const struct pk_thread *who,
 		  uint32_t stack, int hit);

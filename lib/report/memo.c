@@ -24,7 +24,6 @@
  * finds its stack with one cache miss.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -43,20 +42,15 @@ static inline void rp_loc_key(const struct pk_location *l, uint64_t *a, uint64_t
 	}
 }
 
-/* The number of the sample's comm text in the memo's table (":tid" without one); UINT32_MAX: ENOMEM. */
+/* The number of the sample's comm text in the memo's own table; UINT32_MAX: ENOMEM. */
 static uint32_t rp_memo_comm(struct rp_memo *m, const struct pk_rsample *rs)
 {
-	char buf[32];
-
 	if (!m->comms_ok) {
 		if (rp_strtab_init(&m->comms))
 			return UINT32_MAX;
 		m->comms_ok = 1;
 	}
-	if (rs->thread && rs->thread->comm && rs->thread->comm[0])
-		return rp_strtab_id(&m->comms, rs->thread->comm);
-	snprintf(buf, sizeof(buf), ":%d", rs->thread ? rs->thread->tid : (int)rs->s->tid);
-	return rp_strtab_id(&m->comms, buf);
+	return rp_comm_text_id(&m->comms, rs, rs->thread);
 }
 
 static size_t rp_memo_key(const struct pk_rsample *rs, uint32_t comm, uint64_t *k)
