@@ -6,9 +6,9 @@
  * many CPUs this process may use, for work split over threads.
  */
 #include <elf.h>
-#include <sched.h>
 #include <errno.h>
 #include <link.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>

@@ -81,6 +81,8 @@ int pk_report_new(const struct pk_report_opts *opts, struct pk_report **out, str
 	}
 	if (!err)
 		err = rp_strtab_init(&r->strs);
+	if (!err)
+		err = rp_strtab_init(&r->memo.comms);
 	if (err) {
 		pk_report_free(r);
 		return err == -ENOMEM ? pk_diag_fail(d, err, "out of memory") : err;
@@ -276,10 +278,6 @@ uint32_t rp_comm_text_id(struct rp_strtab *t, const struct pk_rsample *rs, const
 	return rp_strtab_id(t, buf);
 }
 
-static uint32_t rp_comm_id(struct pk_report *r, const struct pk_rsample *rs, const struct pk_thread *who)
-{
-	return rp_comm_text_id(&r->strs, rs, who);
-}
 
 static uint32_t rp_parent_id(struct pk_report *r, const struct pk_rsample *rs)
 {
@@ -364,14 +362,14 @@ static int rp_add_full(struct pk_report *r, const struct pk_rsample *rs, const s
 int rp_add_sample(struct pk_report *r, const struct pk_rsample *rs, const struct pk_thread *who,
 		  uint32_t stack, int hit)
 {
-	struct rp_keyctx c = { .rs = rs, .who = who, .thread = rs->thread, .loc = &rs->self, .self = 1 };
+	struct rp_keyctx c = { .rs = rs, .who = who, .loc = &rs->self, .self = 1 };
 	int err;
 
 	if (hit) {
 		rp_memo_replay(r, stack, rs->period);
 		return 0;
 	}
-	c.comm_id = rp_comm_id(r, rs, who);
+	c.comm_id = rp_comm_text_id(&r->strs, rs, who);
 	if (c.comm_id == UINT32_MAX)
 		return -ENOMEM;
 	if (r->has_parent_key) {
@@ -402,9 +400,9 @@ int pk_report_add(struct pk_report *r, const struct pk_rsample *rs)
 	h->used = 1;
 	h->evsel = rs->evsel;
 	if (r->branch_mode && (rs->s->present & PERF_SAMPLE_BRANCH_STACK)) {
-		struct rp_keyctx c = { .rs = rs, .who = rs->thread, .thread = rs->thread };
+		struct rp_keyctx c = { .rs = rs, .who = rs->thread };
 
-		c.comm_id = rp_comm_id(r, rs, rs->thread);
+		c.comm_id = rp_comm_text_id(&r->strs, rs, rs->thread);
 		if (c.comm_id == UINT32_MAX)
 			return -ENOMEM;
 		return rp_add_branches(r, h, rs, &c);

@@ -112,12 +112,11 @@ struct rp_keyctx {
 	const struct pk_rsample *rs;
 	/*
 	 * The sample's thread as it was when the sample was taken (pid, tid,
-	 * comm; NULL: none, the sample's own pid/tid count) and the live thread
-	 * entries keep for printing: the same unless the pipeline worker
-	 * (pipeline.c) adds the sample later.
+	 * comm; NULL: none, the sample's own pid/tid count). rs->thread is the
+	 * live one entries keep for printing: the same unless the pipeline's
+	 * worker (pipeline.c) adds the sample later.
 	 */
 	const struct pk_thread *who;
-	struct pk_thread *thread;
 	const struct pk_location *loc;
 	int self;                   /* the sampled location (vs a call-chain frame) */
 	uint32_t comm_id;
@@ -200,8 +199,7 @@ struct rp_memo {
 	size_t nr_keys, cap_keys;
 	uint64_t *kbuf;             /* the current sample's key */
 	size_t kcap;
-	struct rp_strtab comms;     /* comm texts -> the ids in keys */
-	int comms_ok;
+	struct rp_strtab comms;     /* comm texts -> the ids in keys (made with the report) */
 	/* replaying them: the thread that adds samples (the pipeline's worker when there is one) */
 	struct rp_memo_ops *stacks; /* by stack number */
 	size_t nr_stacks, cap_stacks;

@@ -42,17 +42,6 @@ static inline void rp_loc_key(const struct pk_location *l, uint64_t *a, uint64_t
 	}
 }
 
-/* The number of the sample's comm text in the memo's own table; UINT32_MAX: ENOMEM. */
-static uint32_t rp_memo_comm(struct rp_memo *m, const struct pk_rsample *rs)
-{
-	if (!m->comms_ok) {
-		if (rp_strtab_init(&m->comms))
-			return UINT32_MAX;
-		m->comms_ok = 1;
-	}
-	return rp_comm_text_id(&m->comms, rs, rs->thread);
-}
-
 static size_t rp_memo_key(const struct pk_rsample *rs, uint32_t comm, uint64_t *k)
 {
 	size_t n = 0;
@@ -148,7 +137,7 @@ int rp_memo_lookup(struct pk_report *r, const struct pk_rsample *rs, uint32_t *s
 		m->kbuf = nk;
 		m->kcap = n * 2;
 	}
-	comm = rp_memo_comm(m, rs);
+	comm = rp_comm_text_id(&m->comms, rs, rs->thread);
 	if (comm == UINT32_MAX)
 		return -ENOMEM;
 	n = rp_memo_key(rs, comm, m->kbuf);
@@ -214,8 +203,7 @@ void rp_memo_release(struct rp_memo *m)
 	free(m->slots);
 	free(m->keys);
 	free(m->kbuf);
-	if (m->comms_ok)
-		rp_strtab_release(&m->comms);
+	rp_strtab_release(&m->comms);
 	free(m->stacks);
 	free(m->ops);
 	memset(m, 0, sizeof(*m));

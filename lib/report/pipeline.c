@@ -44,11 +44,11 @@ struct rp_msg_sample {
 	struct rp_msg m;
 	const struct pk_evsel *evsel;
 	struct pk_thread *thread;   /* the live thread, for printing */
-	struct pk_thread who;       /* pid, tid and comm when the sample was taken */
+	struct pk_thread who;       /* its pid, tid and comm when the sample was taken */
 	uint64_t present;           /* the sample's PERF_SAMPLE_CPU bit */
 	uint32_t pid, tid, cpu;     /* the sample's own */
 	uint32_t nr_frames;
-	uint8_t cpumode, has_thread, has_inlined;
+	uint8_t cpumode, has_inlined;
 	struct pk_location self;
 	/* then pk_location frames[nr_frames], then with has_inlined uint8_t inlined[nr_frames] */
 };
@@ -107,7 +107,7 @@ static int add_copied(struct pk_report *r, const struct rp_msg_sample *m)
 	s.pid = m->pid;
 	s.tid = m->tid;
 	s.cpu = m->cpu;
-	return rp_add_sample(r, &rs, m->has_thread ? &m->who : NULL, m->m.stack, 0);
+	return rp_add_sample(r, &rs, m->thread ? &m->who : NULL, m->m.stack, 0);
 }
 
 static int add_block(struct pk_report *r, const struct rp_block *b)
@@ -243,7 +243,7 @@ int rp_pipeline_push(struct pk_report *r, const struct pk_rsample *rs, uint32_t 
 		.m = { .kind = RP_MSG_SAMPLE, .stack = stack, .period = rs->period },
 		.evsel = rs->evsel, .thread = rs->thread, .present = rs->s->present & PERF_SAMPLE_CPU,
 		.pid = rs->s->pid, .tid = rs->s->tid, .cpu = rs->s->cpu, .nr_frames = rs->nr_frames,
-		.cpumode = rs->cpumode, .has_thread = rs->thread != NULL, .has_inlined = rs->inlined != NULL,
+		.cpumode = rs->cpumode, .has_inlined = rs->inlined != NULL,
 		.self = rs->self,
 	};
 	if (rs->thread)

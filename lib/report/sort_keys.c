@@ -182,7 +182,7 @@ void rp_entry_display(struct pk_report *r, struct rp_entry *e, const struct rp_k
 	e->comm_id = c->comm_id;
 	e->pid = c->who ? c->who->pid : (int32_t)c->rs->s->pid;
 	e->tid = c->who ? c->who->tid : (int32_t)c->rs->s->tid;
-	e->thread = c->thread;
+	e->thread = c->rs->thread;
 	e->cpu = (c->rs->s->present & PERF_SAMPLE_CPU) ? (int32_t)c->rs->s->cpu : -1;
 	id = rp_dso_id(r, l);
 	e->dso_id = id == UINT32_MAX ? 0 : id;
