@@ -131,6 +131,7 @@ awk -v p="($PROG)" '
 	NF == 0 { flush(); next }
 	{
 		name = $2; sub(/\+0x[0-9a-f]+$/, "", name)
+		if (name == "[unknown]") name = "0x" $1	# perf report prints the address of an unresolved frame
 		if ($NF == "(inlined)") name = name " (inlined)"
 		else if (ent == "") ent = name
 		path = path (path == "" ? "" : ";") name
