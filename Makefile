@@ -59,6 +59,7 @@ CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 BENCH_BINS := $(BENCH_SRCS:%.c=$(BUILD)/%)
 WORKLOAD := $(BUILD)/tests/pk-workload
+FAKE_PMU := $(BUILD)/tests/pk-fake-pmu.so
 
 STATIC_LIB := $(BUILD)/libperfkit.a
 SHARED_LIB := $(BUILD)/libperfkit.so
@@ -68,7 +69,7 @@ PERFKIT := $(BUILD)/perfkit
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(PERFKIT) $(SHARED_LIB) $(UNIT_BINS) $(WORKLOAD)
+all: $(PERFKIT) $(SHARED_LIB) $(UNIT_BINS) $(WORKLOAD) $(FAKE_PMU)
 
 deps:
 	@scripts/install-deps
@@ -99,10 +100,15 @@ $(WORKLOAD): tests/workload/pk-workload.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) -O1 -g $(if $(filter thread,$(SAN)),,$(SANFLAGS)) -pthread -o $@ $<
 
+# (never sanitized: it is preloaded into perf as well as into perfkit)
+$(FAKE_PMU): tests/workload/pk-fake-pmu.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) -O1 -g -shared -fPIC -o $@ $< -ldl
+
 # Tests: C unit tests and shell tests for the command, run by prove (TAP).
 test: all
 	PERFKIT=$(abspath $(PERFKIT)) PK_WORKLOAD=$(abspath $(WORKLOAD)) \
-	PK_BUILD=$(abspath $(BUILD)) PK_SHARED=$(abspath ../shared) \
+	PK_FAKE_PMU=$(abspath $(FAKE_PMU)) PK_BUILD=$(abspath $(BUILD)) PK_SHARED=$(abspath ../shared) \
 	prove -f $(UNIT_BINS) $(sort $(wildcard tests/cli/*.sh))
 
 # The code that runs on two threads, under ThreadSanitizer (make SAN=thread test-threads).

@@ -254,6 +254,9 @@ PK_API void pk_screen_close(struct screen *scr);
 /* CPUs this process may run on (its affinity mask; the online count if that cannot be read). */
 PK_API int pk_cpus_usable(void);
 
+/* The CPU's vendor from cpuid ("GenuineIntel", "AuthenticAMD"); "" off x86. */
+PK_API void pk_cpu_vendor(char out[13]);
+
 /* ---- time ---------------------------------------------------------------- */
 
 /* CLOCK_MONOTONIC in nanoseconds. */

@@ -127,6 +127,16 @@ PK_API int pk_paranoid_level(void);
 PK_API int pk_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
 			bool *fell_back);
 
+/*
+ * pk_perf_open for an event with perf's P modifier (@precise_max): while the
+ * kernel refuses it (EOPNOTSUPP or EINVAL) and attr->precise_ip is above 0,
+ * lowers attr->precise_ip by one and tries again, as perf does; the level
+ * that opened stays in @attr. If none opens, attr->precise_ip is put back
+ * and the last error returned. Without @precise_max: pk_perf_open.
+ */
+PK_API int pk_perf_open_stepping(struct perf_event_attr *attr, bool precise_max, pid_t pid,
+				 int cpu, int group_fd, bool *fell_back);
+
 /* @name with perf's user-only suffix: "task-clock:u", "cpu/x/u". Caller frees. */
 PK_API char *pk_user_only_name(const char *name);
 

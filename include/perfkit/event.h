@@ -48,8 +48,11 @@ struct pk_event {
 			      (a lone event is a leader with nr_members 1) */
 	char *scale_unit;  /* unit from sysfs <alias>.unit (e.g. "Joules"), or NULL */
 	double scale;      /* multiplier from sysfs <alias>.scale, 1.0 if none */
-	bool precise_max;  /* modifier P: attr.precise_ip holds 3; an opener may
-			      step it down until the kernel accepts the event */
+	bool precise_max;  /* modifier P, as perf reads it: stat counts at the
+			      precision of the p's (0 for P alone); record and
+			      top start at precise_ip 3; either steps it down
+			      until the kernel takes the event
+			      (pk_perf_open_stepping) */
 };
 
 struct pk_event_list {

@@ -2,9 +2,13 @@
  * Facts about the machine perfkit runs on that the readers of recorded data
  * compare against: whether a recording's kernel is the running one, and the
  * running kernel's vDSO image (the kernel maps the same image into every
- * process, so ours stands for a recorded "[vdso]" of this kernel); and how
- * many CPUs this process may use, for work split over threads.
+ * process, so ours stands for a recorded "[vdso]" of this kernel); how many
+ * CPUs this process may use, for work split over threads; and the CPU's
+ * vendor, for perf's per-vendor event defaults.
  */
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <elf.h>
 #include <errno.h>
 #include <link.h>
@@ -98,4 +102,18 @@ int pk_cpus_usable(void)
 	if (sched_getaffinity(0, sizeof(set), &set) == 0)
 		return CPU_COUNT(&set);
 	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+void pk_cpu_vendor(char out[13])
+{
+	out[0] = '\0';
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned int eax, regs[3];
+
+	/* leaf 0: the vendor's 12 characters in ebx, edx, ecx */
+	if (__get_cpuid(0, &eax, &regs[0], &regs[2], &regs[1])) {
+		memcpy(out, regs, 12);
+		out[12] = '\0';
+	}
+#endif
 }

@@ -150,6 +150,8 @@ static void event_attr(const struct pk_counters *c, size_t i,
 	bool leader = is_leader(c, i);
 
 	*a = ce->ev.attr;
+	a->sample_type &= ~(__u64)PERF_SAMPLE_READ;  /* S means nothing when counting */
+	a->pinned = a->pinned && leader;                /* only a leader is pinned */
 	a->read_format = PK_READ_TIMES;
 	if (leader && ce->group_read)
 		a->read_format |= PERF_FORMAT_GROUP | PERF_FORMAT_ID;
@@ -276,15 +278,18 @@ static int open_event(struct pk_counters *c, size_t i, const struct pk_counter_o
 				continue;
 		}
 		event_attr(c, i, o, &attr);
-		fd = pk_perf_open(&attr, c->pids[s], c->cpus[s], group_fd, &fell_back);
+		fd = pk_perf_open_stepping(&attr, ce->ev.precise_max, c->pids[s], c->cpus[s],
+					   group_fd, &fell_back);
 		if (fd == -EINVAL && ce->group_read && attr.inherit && !opened) {
 			pk_log(PK_LOG_DEBUG, "'%s': no group read with inherit on this kernel, "
 			       "reading the members one by one", ce->ev.name);
 			ce->group_read = false;
 			event_attr(c, i, o, &attr);
-			fd = pk_perf_open(&attr, c->pids[s], c->cpus[s], group_fd, &fell_back);
+			fd = pk_perf_open_stepping(&attr, ce->ev.precise_max, c->pids[s],
+						   c->cpus[s], group_fd, &fell_back);
 		}
 		if (fd >= 0) {
+			ce->ev.attr.precise_ip = attr.precise_ip;  /* the level taken, for every slot */
 			pk_counter_fd_at(c, i, s)->fd = fd;
 			opened = true;
 			if (fell_back && adopt_user_only(ce))

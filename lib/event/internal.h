@@ -120,10 +120,13 @@ enum {
 
 /* Parse the @len modifier letters at @s ("ukp"); errors name the bad letter. */
 int ev_mods_parse(struct ev_ctx *c, const char *s, size_t len, struct ev_mods *m);
-/* Set @ev's attr from @m (own modifiers merged with its group's). */
-void ev_mods_apply(const struct ev_mods *m, struct pk_event *ev);
-/* Union of @a and @b (what either counts is counted; the larger precision). */
-struct ev_mods ev_mods_merge(const struct ev_mods *a, const struct ev_mods *b);
+/* Set @ev's attr from its own modifiers @m (@has_mods: a ':' was given), as perf does. */
+void ev_mods_apply_own(const struct ev_mods *m, bool has_mods, struct pk_event *ev);
+/*
+ * Add the group modifiers @gm to member @ev, whose own were @own, as perf
+ * does. 0, or -EINVAL when the 'p's of both exceed 3.
+ */
+int ev_mods_apply_group(const struct ev_mods *own, const struct ev_mods *gm, struct pk_event *ev);
 /*
  * Add the group modifiers @gtext (@glen letters, already parsed) to the name
  * of the event with pending entry @p, the way the group spec would read for

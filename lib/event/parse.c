@@ -94,7 +94,7 @@ static int finish_term(struct ev_ctx *c, size_t from, const char *mods, size_t m
 		p->mods = m;
 		if (p->name_form != EV_NAME_USER)
 			p->name_form = form;
-		ev_mods_apply(&m, &c->l->ev[i]);
+		ev_mods_apply_own(&m, has_mods && mlen > 0, &c->l->ev[i]);
 	}
 	return 0;
 }
@@ -341,9 +341,11 @@ static int parse_group(struct ev_ctx *c, const char **pp)
 	for (size_t i = leader; i < c->l->n; i++) {
 		struct ev_pending *pend = &c->pend[i - c->n0];
 		struct pk_event *ev = &c->l->ev[i];
-		struct ev_mods m = ev_mods_merge(&pend->mods, &gm);
 
-		ev_mods_apply(&m, ev);
+		if (mods != p && ev_mods_apply_group(&pend->mods, &gm, ev))
+			return pk_diag_fail_at(c->diag, -EINVAL, ev_off(c, mods),
+					       "'%s' and its group ask for more than %d 'p' "
+					       "modifiers", ev->name, 3);
 		err = ev_mods_name(ev, pend, mods, (size_t)(p - mods));
 		if (err)
 			return err;

@@ -22,6 +22,8 @@ int pk_rec_attr_setup(struct perf_event_attr *a, const struct pk_event *ev,
 {
 	*a = ev->attr;
 	a->size = sizeof(*a);
+	if (ev->precise_max)        /* perf's evsel__config: P starts at the top */
+		a->precise_ip = 3;
 	a->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 	if (c->nr_events > 1)
 		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
@@ -70,10 +72,19 @@ int pk_rec_attr_setup(struct perf_event_attr *a, const struct pk_event *ev,
 		a->mmap_data = c->tracking;
 	}
 	a->sample_id_all = 1;
-	/* perf counts the host only unless told otherwise (its default :H) */
-	if (!ev->attr.exclude_host)
-		a->exclude_guest = 1;
+	if (c->count_guests)
+		a->exclude_guest = 0;
 	a->inherit = !o->no_inherit && !c->cpu_target;
+	/*
+	 * perf's read formats, which its reader wants equal for all events:
+	 * ids always; with S, a group's samples carry the whole group's
+	 * counts, and such a group is not inherited.
+	 */
+	a->read_format |= PERF_FORMAT_ID;
+	if ((a->sample_type & PERF_SAMPLE_READ) && c->group_size > 1) {
+		a->read_format |= PERF_FORMAT_GROUP;
+		a->inherit = 0;
+	}
 	a->disabled = 1;
 	a->enable_on_exec = c->workload;
 	if (c->tracking) {

@@ -32,6 +32,8 @@ struct pk_rec_attr_ctx {
 	int cpu_target;              /* pk_rec_system_wide(): events per CPU, no task */
 	int workload;                /* start at the command's exec */
 	int tracking;                /* this event carries the side band */
+	int count_guests;            /* leave exclude_guest clear (perf's default cycles on AMD) */
+	size_t group_size;           /* events in this event's group, itself included */
 };
 
 /* attrs.c: @a for sampling event @ev. 0 or -EINVAL (DWARF stack size too large). */

@@ -27,6 +27,7 @@ struct pk_sampler_event {
 	uint64_t *ids;
 	uint32_t nr_ids;
 	int tracepoint;
+	bool precise_max;            /* modifier P: step attr.precise_ip down from 3 */
 };
 
 struct pk_sampler {
@@ -58,12 +59,29 @@ void pk_sampler_close(struct pk_sampler *s)
 	free(s);
 }
 
-/* The events of -e, or perf's default: cycles, or cpu-clock where the CPU has no PMU. */
+/*
+ * The events of -e, or perf's default: cycles at the highest precision the
+ * PMU takes, or cpu-clock where the CPU has no PMU.
+ */
 static int parse_events(struct pk_event_list *l, const struct pk_record_opts *o, int *is_default,
 			struct pk_diag *d)
 {
+	int err;
+
 	*is_default = !o->events;
-	return pk_event_parse(l, o->events ? o->events : "cycles", NULL, d);
+	err = pk_event_parse(l, o->events ? o->events : "cycles", NULL, d);
+	if (!err && *is_default)
+		l->ev[0].precise_max = true;
+	return err;
+}
+
+/* perf's default cycles on AMD counts guests too: its precise sampling (IBS) cannot leave them out. */
+static int default_counts_guests(void)
+{
+	char vendor[13];
+
+	pk_cpu_vendor(vendor);
+	return !strcmp(vendor, "AuthenticAMD");
 }
 
 static int add_event(struct pk_sampler *s, const struct pk_event_list *l, size_t i,
@@ -74,6 +92,7 @@ static int add_event(struct pk_sampler *s, const struct pk_event_list *l, size_t
 	int err;
 
 	c.tracking = i == 0;
+	c.group_size = (size_t)l->ev[l->ev[i].leader].nr_members;
 	if ((err = pk_rec_attr_setup(&e->attr, &l->ev[i], o, &c)))
 		return pk_diag_fail(d, err, "--call-graph dwarf stack size must be at most 65528");
 	e->name = strdup(l->ev[i].name);
@@ -82,9 +101,11 @@ static int add_event(struct pk_sampler *s, const struct pk_event_list *l, size_t
 	e->leader = (size_t)l->ev[i].leader;
 	e->nr_members = l->ev[i].nr_members ? (size_t)l->ev[i].nr_members : 1;
 	e->tracepoint = l->ev[i].kind == PK_EVENT_TRACEPOINT;
-	if (e->leader != i) {       /* members follow the leader */
+	e->precise_max = l->ev[i].precise_max;
+	if (e->leader != i) {       /* members follow the leader; only a leader is pinned */
 		e->attr.disabled = 0;
 		e->attr.enable_on_exec = 0;
+		e->attr.pinned = 0;
 	}
 	return 0;
 }
@@ -169,7 +190,7 @@ static int open_slot(struct pk_sampler *s, pid_t tid, int cpu, int *ring_fd, siz
 	for (size_t i = 0; i < s->nr_ev; i++) {
 		struct pk_sampler_event *e = &s->ev[i];
 		int gfd = e->leader == i ? -1 : group_fd[e->leader];
-		int fd = pk_perf_open(&e->attr, tid, cpu, gfd, NULL);
+		int fd = pk_perf_open_stepping(&e->attr, e->precise_max, tid, cpu, gfd, NULL);
 		uint64_t id = 0;
 
 		if (fd == -ESRCH) {        /* the thread exited meanwhile */
@@ -267,6 +288,7 @@ int pk_sampler_open(struct pk_sampler **out, const struct pk_record_opts *o, pid
 	c.nr_events = l.n;
 	c.cpu_target = pk_rec_system_wide(o);
 	c.workload = workload_pid > 0 && pk_rec_targets_command(o);
+	c.count_guests = is_default && default_counts_guests();
 	for (int attempt = 0; attempt < 2; attempt++) {
 		s->ev = calloc(l.n, sizeof(*s->ev));
 		if (!s->ev) {

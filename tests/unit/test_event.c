@@ -268,27 +268,31 @@ static const struct bad_case bad_cases[] = {
 	{ "cpu/event=1\x01/", -EINVAL, 11, "unexpected byte 0x01 in term list", NULL },
 };
 
+/* exclude_guest as perf 6.1 sets it: without modifiers, or with u or p and no G or H */
 static const struct mods_case mods_cases[] = {
 	/* spec            eu ek eh host guest idle p pin read */
-	{ "cycles", 0, 0, 0, 0, 0, 0, 0, 0, 0 },
-	{ "cycles:u", 0, 1, 1, 0, 0, 0, 0, 0, 0 },
+	{ "cycles", 0, 0, 0, 0, 1, 0, 0, 0, 0 },
+	{ "cycles:u", 0, 1, 1, 0, 1, 0, 0, 0, 0 },
 	{ "cycles:k", 1, 0, 1, 0, 0, 0, 0, 0, 0 },
 	{ "cycles:h", 1, 1, 0, 0, 0, 0, 0, 0, 0 },
-	{ "cycles:uk", 0, 0, 1, 0, 0, 0, 0, 0, 0 },
-	{ "cycles:ukh", 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ "cycles:uk", 0, 0, 1, 0, 1, 0, 0, 0, 0 },
+	{ "cycles:ukh", 0, 0, 0, 0, 1, 0, 0, 0, 0 },
 	{ "cycles:G", 0, 0, 0, 1, 0, 0, 0, 0, 0 },
 	{ "cycles:H", 0, 0, 0, 0, 1, 0, 0, 0, 0 },
 	{ "cycles:GH", 0, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "cycles:Gu", 0, 1, 1, 1, 0, 0, 0, 0, 0 },
+	{ "cycles:uG", 0, 1, 1, 1, 0, 0, 0, 0, 0 },
+	{ "cycles:pH", 0, 0, 0, 0, 1, 0, 1, 0, 0 },
 	{ "cycles:I", 0, 0, 0, 0, 0, 1, 0, 0, 0 },
-	{ "cycles:p", 0, 0, 0, 0, 0, 0, 1, 0, 0 },
-	{ "cycles:pp", 0, 0, 0, 0, 0, 0, 2, 0, 0 },
-	{ "cycles:ppp", 0, 0, 0, 0, 0, 0, 3, 0, 0 },
-	{ "cycles:pup", 0, 1, 1, 0, 0, 0, 2, 0, 0 },
+	{ "cycles:p", 0, 0, 0, 0, 1, 0, 1, 0, 0 },
+	{ "cycles:pp", 0, 0, 0, 0, 1, 0, 2, 0, 0 },
+	{ "cycles:ppp", 0, 0, 0, 0, 1, 0, 3, 0, 0 },
+	{ "cycles:pup", 0, 1, 1, 0, 1, 0, 2, 0, 0 },
+	{ "cycles:P", 0, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "cycles:D", 0, 0, 0, 0, 0, 0, 0, 1, 0 },
 	{ "cycles:S", 0, 0, 0, 0, 0, 0, 0, 0, 1 },
 	{ "task-clock:kI", 1, 0, 1, 0, 0, 1, 0, 0, 0 },
-	{ "cycles:", 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ "cycles:", 0, 0, 0, 0, 1, 0, 0, 0, 0 },
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -309,11 +313,23 @@ static void test_precise_max(void)
 {
 	const struct pk_event_list *l;
 
+	/* P: the opener picks the level (record from 3 down, stat from the p's) */
 	l = P("cycles:P");
-	ok(l->n == 1 && l->ev[0].attr.precise_ip == 3 && l->ev[0].precise_max,
-	   "P: precise 3, precise_max");
+	ok(l->n == 1 && l->ev[0].attr.precise_ip == 0 && l->ev[0].precise_max,
+	   "P: precise 0, precise_max");
+	l = P("cycles:pP");
+	ok(l->n == 1 && l->ev[0].attr.precise_ip == 1 && l->ev[0].precise_max,
+	   "pP: precise 1, precise_max");
 	l = P("cycles:p");
 	ok(l->n == 1 && !l->ev[0].precise_max, "p: not precise_max");
+	/* group modifiers set P and S anew: a member's own are dropped, as perf 6.1 does */
+	l = P("{cycles:PS,instructions:S}:u");
+	ok(!perr && l->n == 2 && !l->ev[0].precise_max &&
+	   !(l->ev[0].attr.sample_type & PERF_SAMPLE_READ) &&
+	   !(l->ev[1].attr.sample_type & PERF_SAMPLE_READ), "group :u drops members' P and S");
+	l = P("{cycles,instructions:u}:P");
+	ok(!perr && l->n == 2 && l->ev[0].precise_max && l->ev[1].precise_max &&
+	   l->ev[0].attr.precise_ip == 0, "group :P: every member precise_max");
 }
 
 /* The clocks count ns and display in msec (perf's unit); other generic events have no unit. */
@@ -354,9 +370,13 @@ static void test_groups(void)
 	   "member and group modifiers merge as a union");
 
 	l = P("{cycles:p,instructions}:pp");
-	ok(!perr && l->n == 2 && l->ev[0].attr.precise_ip == 2 && l->ev[1].attr.precise_ip == 2 &&
-	   !strcmp(l->ev[0].name, "cycles:pp") && !strcmp(l->ev[1].name, "instructions:pp"),
-	   "group precision: the higher one");
+	ok(!perr && l->n == 2 && l->ev[0].attr.precise_ip == 3 && l->ev[1].attr.precise_ip == 2 &&
+	   !strcmp(l->ev[0].name, "cycles:ppp") && !strcmp(l->ev[1].name, "instructions:pp"),
+	   "group precision adds to the member's, as perf 6.1 does");
+	l = P("{cycles:pp,instructions}:pp");
+	ok(perr == -EINVAL && strstr(d.msg, "more than 3 'p'") && d.offset == 25,
+	   "group precision above 3: refused at the group's modifiers (%s at %llu)", d.msg,
+	   (unsigned long long)d.offset);
 
 	l = P("cycles,{instructions,branches},cs");
 	ok(!perr && l->n == 4 && l->ev[0].leader == 0 && l->ev[0].nr_members == 1 &&
