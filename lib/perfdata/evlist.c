@@ -91,11 +91,16 @@ int pk_perfdata_id_add(struct pk_perfdata *p, struct pk_evsel *ev, uint64_t id, 
 
 const struct pk_evsel *pk_perfdata_evsel_by_id(const struct pk_perfdata *p, uint64_t id)
 {
+	if (p->nr_evsels == 1)
+		return &p->evsels[0]->ev;
+	return pk_perfdata_id_owner(p, id);
+}
+
+const struct pk_evsel *pk_perfdata_id_owner(const struct pk_perfdata *p, uint64_t id)
+{
 	const struct pk_pd_idmap *m = &p->ids;
 	size_t s;
 
-	if (p->nr_evsels == 1)
-		return &p->evsels[0]->ev;
 	if (!m->cap)
 		return NULL;
 	s = id_slot(id, m->cap);

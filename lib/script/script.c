@@ -324,8 +324,13 @@ int pk_script_sample(void *ctx, const struct pk_rsample *rs)
 		cpu = (int32_t)s->cpu;
 	put_start(o, f, (f & PK_SF_IP) && has_cc, rs->thread, pid, tid, cpu, s->time);
 	if (f & PK_SF_PERIOD) {
-		/* without PERIOD in the sample perf prints attr.sample_period (the freq in -F mode) */
-		pk_obuf_uint(o, (s->present & PERF_SAMPLE_PERIOD) ? s->period : attr->sample_period, 10);
+		/*
+		 * without PERIOD in the sample perf prints attr.sample_period (the freq in
+		 * -F mode); a PERF_SAMPLE_READ value's is its increase (the session's)
+		 */
+		uint64_t period = (s->present & PERF_SAMPLE_PERIOD) ? s->period : attr->sample_period;
+
+		pk_obuf_uint(o, (attr->sample_type & PERF_SAMPLE_READ) ? rs->period : period, 10);
 		pk_obuf_putc(o, ' ');
 	}
 	if (f & PK_SF_EVENT) {

@@ -54,6 +54,20 @@ int pk_session_unwind_user(struct pk_unwind **uwp, struct pk_perfdata *data, con
 			   const struct pk_evsel *ev, const struct pk_sample *s, uint32_t max_stack,
 			   struct pk_frames *out);
 
+/* perf's PERF_SAMPLE_READ delivery (sample_read.c). */
+struct pk_read_state;
+struct pk_read_state *pk_read_state_new(void);
+void pk_read_state_free(struct pk_read_state *st);
+/*
+ * Call @deliver once per read value of rs->s whose id an attr of @data owns
+ * and whose value grew since that id's last one, with rs->evsel set to the
+ * owner and rs->period to the increase; values of ids no attr owns add to
+ * *@nr_unknown. 0, -ENOMEM, or what @deliver returned.
+ */
+int pk_read_deliver(struct pk_read_state *st, const struct pk_perfdata *data,
+		    struct pk_rsample *rs, int (*deliver)(void *ctx, struct pk_rsample *rs),
+		    void *ctx, uint64_t *nr_unknown);
+
 /* Parsed filters. */
 struct pk_str_list {
 	uint32_t nr;

@@ -7,6 +7,7 @@
  * handed to the caller. Nothing is allocated per sample.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -27,6 +28,8 @@ struct pk_session {
 	struct pk_frames frames;
 	struct pk_inline *inl;       /* --inline: NULL when off */
 	struct pk_unwind *unwind;    /* DWARF unwinder (unwind_user.c), made on the first stack copy */
+	struct pk_read_state *reads; /* PERF_SAMPLE_READ values (sample_read.c), made on first use */
+	uint64_t nr_unknown_id;      /* samples and read values of ids no attr owns */
 	/* BUILD_ID feature entries already fed (the array may be replaced in pipe mode) */
 	const struct pk_feat_build_id *fed_build_ids;
 	uint32_t nr_fed_build_ids;
@@ -114,6 +117,7 @@ void pk_session_close(struct pk_session *ss)
 	pk_frames_release(&ss->frames);
 	pk_inline_free(ss->inl);
 	pk_unwind_free(ss->unwind);
+	pk_read_state_free(ss->reads);
 	free(ss->counts);
 	free(ss->osrelease);
 	free(ss);
@@ -186,21 +190,62 @@ static int side_band(struct pk_session *ss, const struct pk_record *r, struct pk
 	return pk_symbols_feed(ss->syms, r->hdr, trailer_size(ss, r), r->file_offset, d);
 }
 
+/* Count @rs for its evsel and hand it to the caller, or count it as filtered out. */
+static int deliver(struct run_ctx *rc, struct pk_rsample *rs, bool filtered)
+{
+	struct pk_session_counts *cnt = counts_for(rc->ss, (size_t)rs->evsel->idx);
+
+	if (!cnt)
+		return pk_diag_fail(rc->d, -ENOMEM, "out of memory");
+	cnt->nr_samples++;
+	cnt->total_period += rs->period;
+	if (filtered) {
+		cnt->nr_filtered++;
+		cnt->filtered_period += rs->period;
+		return 0;
+	}
+	return rc->on_sample ? rc->on_sample(rc->ctx, rs) : 0;
+}
+
+static int deliver_kept(void *ctx, struct pk_rsample *rs)
+{
+	return deliver(ctx, rs, false);
+}
+
+static int deliver_filtered(void *ctx, struct pk_rsample *rs)
+{
+	return deliver(ctx, rs, true);
+}
+
+/* @rs as it is, or per read value when its attr has PERF_SAMPLE_READ (sample_read.c). */
+static int deliver_sample(struct run_ctx *rc, struct pk_rsample *rs, bool filtered)
+{
+	struct pk_session *ss = rc->ss;
+	int ret;
+
+	if (!(rs->evsel->attr.attr.sample_type & PERF_SAMPLE_READ) ||
+	    !(rs->s->present & PERF_SAMPLE_READ))
+		return deliver(rc, rs, filtered);
+	if (!ss->reads && !(ss->reads = pk_read_state_new()))
+		return pk_diag_fail(rc->d, -ENOMEM, "out of memory");
+	ret = pk_read_deliver(ss->reads, ss->data, rs, filtered ? deliver_filtered : deliver_kept, rc,
+			      &ss->nr_unknown_id);
+	return ret == -ENOMEM ? pk_diag_fail(rc->d, ret, "out of memory") : ret;
+}
+
 static int handle_sample(struct run_ctx *rc, const struct pk_record *r)
 {
 	struct pk_session *ss = rc->ss;
 	const struct pk_sample *s = &r->sample;
 	const struct pk_evsel *ev = r->evsel;
-	struct pk_session_counts *cnt;
 	struct pk_rsample rs;
 	int32_t pid = -1, tid = -1;
 	int ret;
 
-	if (!ev)
-		return 0;   /* no attr matches the id: perf skips it too */
-	cnt = counts_for(ss, (size_t)ev->idx);
-	if (!cnt)
-		return pk_diag_fail(rc->d, -ENOMEM, "out of memory");
+	if (!ev) {          /* no attr matches the id: perf skips it too, and counts it */
+		ss->nr_unknown_id++;
+		return 0;
+	}
 	memset(&rs, 0, sizeof(rs));
 	rs.rec = r;
 	rs.evsel = ev;
@@ -212,8 +257,6 @@ static int handle_sample(struct run_ctx *rc, const struct pk_record *r)
 		rs.period = ev->attr.attr.sample_period;
 	else
 		rs.period = 1;
-	cnt->nr_samples++;
-	cnt->total_period += rs.period;
 	if (s->present & PERF_SAMPLE_TID) {
 		pid = (int32_t)s->pid;
 		tid = (int32_t)s->tid;
@@ -222,7 +265,7 @@ static int handle_sample(struct run_ctx *rc, const struct pk_record *r)
 	if (!rs.thread)
 		return pk_diag_fail(rc->d, -ENOMEM, "out of memory");
 	if (ss->filter.active && !pk_filter_match_early(&ss->filter, s, rs.thread))
-		goto filtered;
+		return deliver_sample(rc, &rs, true);
 	rs.cpumode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	if (s->present & PERF_SAMPLE_IP) {
 		pk_symbols_resolve(ss->syms, rs.thread, rs.cpumode, s->ip, &rs.self);
@@ -230,7 +273,7 @@ static int handle_sample(struct run_ctx *rc, const struct pk_record *r)
 		rs.self.cpumode = rs.cpumode;
 	}
 	if (ss->filter.need_symbols && !pk_filter_match_loc(&ss->filter, &rs.self))
-		goto filtered;
+		return deliver_sample(rc, &rs, true);
 	ret = pk_callchain_build(ss->syms, rs.thread, s,
 				 !!(ev->attr.attr.branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK),
 				 ss->opts.max_stack, &ss->frames);
@@ -245,11 +288,7 @@ static int handle_sample(struct run_ctx *rc, const struct pk_record *r)
 	rs.frames = ss->frames.v;
 	if (ss->inl && rs.nr_frames && pk_inline_expand(ss->inl, ss->syms, &rs) < 0)
 		return pk_diag_fail(rc->d, -ENOMEM, "out of memory");
-	return rc->on_sample ? rc->on_sample(rc->ctx, &rs) : 0;
-filtered:
-	cnt->nr_filtered++;
-	cnt->filtered_period += rs.period;
-	return 0;
+	return deliver_sample(rc, &rs, false);
 }
 
 static int on_record(void *ctx, const struct pk_record *r)
@@ -286,9 +325,14 @@ int pk_session_run(struct pk_session *ss, pk_rsample_fn on_sample, pk_record_fn 
 		.ss = ss, .on_sample = on_sample, .on_record = on_record_fn, .ctx = ctx, .d = d,
 	};
 	size_t n = pk_perfdata_nr_evsels(ss->data);
+	int ret;
 
 	if (n && !counts_for(ss, n - 1))
 		return pk_diag_fail(d, -ENOMEM, "out of memory");
 	feed_build_ids(ss);
-	return pk_perfdata_foreach(ss->data, on_record, &rc, d);
+	ret = pk_perfdata_foreach(ss->data, on_record, &rc, d);
+	if (ss->nr_unknown_id)
+		pk_log(PK_LOG_WARN, "%llu samples with id not present in the header",
+		       (unsigned long long)ss->nr_unknown_id);
+	return ret;
 }

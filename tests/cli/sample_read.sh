@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Recordings with the S modifier (PERF_SAMPLE_READ: each sample carries the
+# counts of its event or whole group) against perf: files that perf and
+# perfkit record are read by both, and perfkit report and script print what
+# perf prints, which delivers one sample per read value weighing its increase.
+. "$(dirname "$0")/tap-lib.bash"
+[ -x "$PERFKIT" ] || skip_all "$PERFKIT not built"
+have_perf || skip_all "Linux perf not usable here"
+W="$PK_WORKLOAD"
+
+# drop perf's closing tip (random, or a note that tips.txt is missing)
+notip() { grep -v -e '^# (Tip:' -e '^# (Cannot load tips.txt' -e '^$'; }
+
+for ev in 'cpu-clock:S' 'cpu-clock:S,task-clock' '{cpu-clock,task-clock}:S' '{cpu-clock,task-clock,page-faults}:S'; do
+	for rec in perf "$PERFKIT"; do
+		tag="$(basename "$rec") record -g -e $ev"
+		if ! "$rec" record -q -g -e "$ev" -o "$TMP/s.data" -- "$W" --spin-ms 60 --pages 300 >/dev/null 2>&1; then
+			fail "$tag" "recording failed"
+			continue
+		fi
+		perf evlist -i "$TMP/s.data" >/dev/null 2>"$TMP/evlist.err"
+		[ ! -s "$TMP/evlist.err" ]; ok $? "$tag: perf reads the file"
+		for args in "--no-children" "--children" "--no-children --sort dso,sym -g none"; do
+			perf report --stdio $args -i "$TMP/s.data" 2>/dev/null | notip >"$TMP/perf.out"
+			"$PERFKIT" report --stdio $args -i "$TMP/s.data" 2>/dev/null | notip >"$TMP/pk.out"
+			if [ -s "$TMP/perf.out" ] && cmp -s "$TMP/perf.out" "$TMP/pk.out"; then
+				pass "$tag: report $args is perf's"
+			else
+				fail "$tag: report $args is perf's" "$(diff "$TMP/perf.out" "$TMP/pk.out" | head -6 | tr '\n' '|')"
+				keep_files sample-read "$TMP/s.data" "$TMP/perf.out" "$TMP/pk.out"
+			fi
+		done
+		perf script -F comm,tid,time,period,event,ip,sym -i "$TMP/s.data" >"$TMP/perf.scr" 2>/dev/null
+		"$PERFKIT" script -F comm,tid,time,period,event,ip,sym -i "$TMP/s.data" >"$TMP/pk.scr" 2>/dev/null
+		if [ -s "$TMP/perf.scr" ] && cmp -s "$TMP/perf.scr" "$TMP/pk.scr"; then
+			pass "$tag: script is perf's ($(wc -l <"$TMP/perf.scr") samples)"
+		else
+			fail "$tag: script is perf's" "$(diff "$TMP/perf.scr" "$TMP/pk.scr" | head -4 | tr '\n' '|')"
+		fi
+	done
+done
+done_testing
