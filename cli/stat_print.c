@@ -6,6 +6,10 @@
  *   JSON:  {[prefix keys,] "counter-value" : "...", "unit" : ..., "event" : ...,
  *           ["variance" : x,] "event-runtime" : ns, "pcnt-running" : pct,
  *           "metric-value" : v, "metric-unit" : "..."}
+ * A second metric (stalled cycles per insn) gets a line of its own, as in
+ * perf: the prefix, then blanks up to the metric column (text; the noise
+ * and running share move there), empty fields (CSV), or only the metric's
+ * keys (JSON).
  * Values are scaled by time_enabled/time_running; "<not counted>" marks an
  * event that never ran and "<not supported>" one the kernel rejected.
  */
@@ -84,12 +88,25 @@ static void print_metric_text(FILE *f, const struct pk_metric *m, bool have)
 		fprintf(f, "%-*s", METRIC_LEN, "");
 		return;
 	}
-	if (m->percent)
-		snprintf(num, sizeof(num), "%7.*f%%", m->precision, m->value);
-	else
-		snprintf(num, sizeof(num), "%8.*f", m->precision, m->value);
+	snprintf(num, sizeof(num), m->fmt, m->value);
 	n = fprintf(f, " # %s", num);
 	fprintf(f, " %-*s", METRIC_LEN - n - 1 > 0 ? METRIC_LEN - n - 1 : 0, m->unit);
+}
+
+/* The metric's value in CSV: its text form without blanks or '%', as perf cuts it. */
+static void metric_csv_value(const struct pk_metric *m, char *buf, size_t sz)
+{
+	char num[64];
+	const char *p = num;
+	size_t n = 0;
+
+	snprintf(num, sizeof(num), m->fmt, m->value);
+	while (*p == ' ')
+		p++;
+	while (n + 1 < sz && (p[n] == '.' || (p[n] >= '0' && p[n] <= '9') || p[n] == '-'))
+		n++;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
 }
 
 static void json_string(FILE *f, const char *s)
@@ -107,9 +124,18 @@ struct row {
 	struct pk_scaled sc;
 	const struct pk_counts *counts;
 	const struct pk_stats *noise;
-	struct pk_metric metric;
-	bool have_metric;
+	struct pk_metric metric, extra;
+	bool have_metric, have_extra;
 };
+
+/* What perf prints after the last metric of a row: the noise of -r and the running share. */
+static void print_text_tail(FILE *f, const struct row *r)
+{
+	if (r->noise && pk_stats_rel_pct(r->noise) != 0)
+		fprintf(f, "  ( +-%6.2f%% )", pk_stats_rel_pct(r->noise));
+	if (r->sc.multiplexed)
+		fprintf(f, "  (%.2f%%)", r->sc.pct_running);
+}
 
 static void print_row_text(const struct stat_printer *p, const struct row *r)
 {
@@ -130,10 +156,8 @@ static void print_row_text(const struct stat_printer *p, const struct row *r)
 			fprintf(f, frac ? "%18.2f" : "%18.0f", v);
 		fprintf(f, " %-4s %-*s", unit, EVENT_WIDTH, r->ev->name);
 		print_metric_text(f, &r->metric, r->have_metric);
-		if (r->noise && pk_stats_rel_pct(r->noise) != 0)
-			fprintf(f, "  ( +-%6.2f%% )", pk_stats_rel_pct(r->noise));
-		if (r->sc.multiplexed)
-			fprintf(f, "  (%.2f%%)", r->sc.pct_running);
+		if (!r->have_extra)
+			print_text_tail(f, r);
 	}
 	fputc('\n', f);
 }
@@ -164,10 +188,14 @@ static void print_row_csv(const struct stat_printer *p, const struct row *r)
 		fprintf(f, "%s%.2f%%", s, pk_stats_rel_pct(r->noise));
 	fprintf(f, "%s%llu%s%.2f%s", s, (unsigned long long)r->counts->run, s,
 		r->supported ? r->sc.pct_running : 100.0, s);
-	if (r->have_metric && r->supported && r->sc.counted)
-		fprintf(f, "%.*f%s%s", r->metric.precision, r->metric.value, s, r->metric.unit);
-	else
+	if (r->have_metric) {
+		char num[64];
+
+		metric_csv_value(&r->metric, num, sizeof(num));
+		fprintf(f, "%s%s%s", num, s, r->metric.unit);
+	} else {
 		fputs(s, f);
+	}
 	fputc('\n', f);
 }
 
@@ -177,8 +205,12 @@ static void print_row_json(const struct stat_printer *p, const struct row *r)
 	double scale;
 	const char *unit = event_unit(r->ev, &scale);
 	char val[64];
-	bool metric = r->have_metric && r->supported && r->sc.counted;
+	bool computed = r->supported && r->sc.counted;
+	const char *metric_unit = "";
 
+	/* without its denominator perf still names the unit, or prints a NULL one */
+	if (computed)
+		metric_unit = r->metric.unit ? r->metric.unit : "(null)";
 	format_value(val, sizeof(val), r, scale, true);
 	fprintf(f, "\"counter-value\" : \"%s\", \"unit\" : ", val);
 	json_string(f, unit);
@@ -188,49 +220,108 @@ static void print_row_json(const struct stat_printer *p, const struct row *r)
 		fprintf(f, ", \"variance\" : %.2f", pk_stats_rel_pct(r->noise));
 	fprintf(f, ", \"event-runtime\" : %llu, \"pcnt-running\" : %.2f, \"metric-value\" : %f, "
 		"\"metric-unit\" : ", (unsigned long long)r->counts->run,
-		r->supported ? r->sc.pct_running : 100.0, metric ? r->metric.value : 0.0);
-	json_string(f, metric ? r->metric.unit : "");
+		r->supported ? r->sc.pct_running : 100.0, r->have_metric ? r->metric.value : 0.0);
+	json_string(f, metric_unit);
 	fputs("}\n", f);
+}
+
+/* Aggregation columns before the value in CSV (CPU; socket or core and its CPU count). */
+static int aggr_columns(enum stat_aggr aggr)
+{
+	return aggr == AGGR_CPU ? 1 : aggr == AGGR_GLOBAL ? 0 : 2;
+}
+
+/* The line of a row's second metric, as perf prints it (see the top of this file). */
+static void print_extra_line(const struct stat_printer *p, const struct stat_view *v,
+			     const struct stat_unit *u, const struct row *r)
+{
+	FILE *f = p->out;
+
+	if (p->fmt == FMT_JSON)
+		fputc('{', f);
+	print_prefix(p, v, u);
+	if (p->fmt == FMT_CSV) {
+		char num[64];
+
+		for (int i = 0; i < 3 + aggr_columns(p->aggr); i++)
+			fputs(p->sep, f);
+		metric_csv_value(&r->extra, num, sizeof(num));
+		fprintf(f, "%s%s%s%s\n", p->sep, num, p->sep, r->extra.unit);
+	} else if (p->fmt == FMT_JSON) {
+		fprintf(f, "\"metric-value\" : %f, \"metric-unit\" : ", r->extra.value);
+		json_string(f, r->extra.unit);
+		fputs("}\n", f);
+	} else {
+		fprintf(f, "%*s", p->aggr == AGGR_CPU ? 8 + 49 : 49, "");
+		print_metric_text(f, &r->extra, true);
+		print_text_tail(f, r);
+		fputc('\n', f);
+	}
+}
+
+/* The metric context of aggregation unit @u: the counted values of all its events. */
+static void unit_ctx(const struct stat_view *v, size_t u, struct pk_metric_ctx *ctx)
+{
+	const struct pk_counts *row_counts = v->counts + u * v->nr_events;
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->wall_ns = v->wall_ns;
+	for (size_t e = 0; e < v->nr_events; e++) {
+		struct pk_scaled sc;
+
+		if (!v->supported[e])
+			continue;
+		pk_counts_scale(&row_counts[e], &sc);
+		if (sc.counted)
+			pk_metric_ctx_add(ctx, v->events[e], sc.value);
+	}
+}
+
+/* The row of event @e in unit @u, and its second metric's line if it has one. */
+static void print_row(const struct stat_printer *p, const struct stat_view *v, size_t u,
+		      size_t e, const struct pk_metric_ctx *ctx)
+{
+	struct row r = {
+		.ev = v->events[e],
+		.supported = v->supported[e],
+		.counts = &v->counts[u * v->nr_events + e],
+		.noise = v->noise ? &v->noise[u * v->nr_events + e] : NULL,
+	};
+
+	pk_counts_scale(r.counts, &r.sc);
+	if (r.supported && r.sc.counted) {
+		r.have_metric = pk_metric_compute(ctx, r.ev, r.sc.value, &r.metric);
+		r.have_extra = pk_metric_extra(ctx, r.ev, r.sc.value, &r.extra);
+	}
+	if (p->fmt == FMT_JSON)
+		fputc('{', p->out);
+	print_prefix(p, v, &v->units[u]);
+	if (p->fmt == FMT_CSV)
+		print_row_csv(p, &r);
+	else if (p->fmt == FMT_JSON)
+		print_row_json(p, &r);
+	else
+		print_row_text(p, &r);
+	if (r.have_extra)
+		print_extra_line(p, v, &v->units[u], &r);
 }
 
 void stat_print_counters(const struct stat_printer *p, const struct stat_view *v)
 {
+	struct pk_metric_ctx ctx;
+
+	if (p->aggr == AGGR_CPU) {   /* perf 6.1 prints -A event by event, each over the CPUs */
+		for (size_t e = 0; e < v->nr_events; e++)
+			for (size_t u = 0; u < v->nr_units; u++) {
+				unit_ctx(v, u, &ctx);
+				print_row(p, v, u, e, &ctx);
+			}
+		return;
+	}
 	for (size_t u = 0; u < v->nr_units; u++) {
-		const struct pk_counts *row_counts = v->counts + u * v->nr_events;
-		struct pk_metric_ctx ctx;
-
-		memset(&ctx, 0, sizeof(ctx));
-		ctx.wall_ns = v->wall_ns;
-		for (size_t e = 0; e < v->nr_events; e++) {
-			struct pk_scaled sc;
-
-			if (!v->supported[e])
-				continue;
-			pk_counts_scale(&row_counts[e], &sc);
-			if (sc.counted)
-				pk_metric_ctx_add(&ctx, v->events[e], sc.value);
-		}
-		for (size_t e = 0; e < v->nr_events; e++) {
-			struct row r = {
-				.ev = v->events[e],
-				.supported = v->supported[e],
-				.counts = &row_counts[e],
-				.noise = v->noise ? &v->noise[u * v->nr_events + e] : NULL,
-			};
-
-			pk_counts_scale(r.counts, &r.sc);
-			if (r.supported && r.sc.counted)
-				r.have_metric = pk_metric_compute(&ctx, r.ev, r.sc.value, &r.metric);
-			if (p->fmt == FMT_JSON)
-				fputc('{', p->out);
-			print_prefix(p, v, &v->units[u]);
-			if (p->fmt == FMT_CSV)
-				print_row_csv(p, &r);
-			else if (p->fmt == FMT_JSON)
-				print_row_json(p, &r);
-			else
-				print_row_text(p, &r);
-		}
+		unit_ctx(v, u, &ctx);
+		for (size_t e = 0; e < v->nr_events; e++)
+			print_row(p, v, u, e, &ctx);
 	}
 }
 

@@ -239,16 +239,26 @@ struct pk_metric {
 	double value;
 	const char *unit;  /* "CPUs utilized", "GHz", "insn per cycle",
 			      "of all branches", "K/sec", ... */
-	bool percent;      /* value is a percentage: print "%7.2f%%" */
-	int precision;     /* digits after the point perf uses (2 or 3) */
+	const char *fmt;   /* perf's printf format for the value: "%8.3f", "%7.2f%%",
+			      "%7.2f " (insn per cycle), "%8.3f %%" (cache misses) */
+	bool percent;      /* value is a percentage */
 };
 
 /*
  * The derived metric perf stat shows next to @ev whose scaled value is
- * @value, given the unit's @ctx. Returns false when perf shows none.
+ * @value, given the unit's @ctx. Returns false when perf shows none; then
+ * out->unit is what perf's JSON still names as the metric's unit: the
+ * ratio's ("of all branches"; "Ghz", so spelled, for cycles without a
+ * clock), or NULL for a rate without a clock (perf prints "(null)").
  */
 PK_API bool pk_metric_compute(const struct pk_metric_ctx *ctx, const struct pk_event *ev,
 			      double value, struct pk_metric *out);
+/*
+ * perf's second metric line for @ev (value @value): "stalled cycles per
+ * insn" under instructions when stalled cycles were counted. False if none.
+ */
+PK_API bool pk_metric_extra(const struct pk_metric_ctx *ctx, const struct pk_event *ev,
+			    double value, struct pk_metric *out);
 
 #ifdef __cplusplus
 }

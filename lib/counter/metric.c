@@ -2,8 +2,10 @@
  * The derived metrics perf stat (6.1) prints after '#': CPUs utilized for
  * the clocks, GHz and insn per cycle, miss ratios against their access
  * counts, stalled-cycle percentages, and for every other event its rate
- * per second of task-clock with a K/M/G prefix. Two tables drive it: which
- * events feed the context, and which ratio each event shows.
+ * per second of task-clock with a K/M/G prefix, each in perf's format;
+ * and the second line perf adds under instructions, stalled cycles per
+ * insn. Two tables drive it: which events feed the context, and which
+ * ratio each event shows.
  */
 #include <stddef.h>
 #include <perfkit/counter.h>
@@ -38,6 +40,12 @@ static const struct ctx_input {
 	{ PERF_TYPE_HW_CACHE, CACHE_LOADS(PERF_COUNT_HW_CACHE_ITLB), CTX(itlb_loads) },
 };
 
+/* perf 6.1's value formats after '#' (stat-shadow.c) */
+#define F_NUM "%8.3f"        /* rates, CPUs utilized, GHz */
+#define F_PCT "%7.2f%%"      /* most miss and idle ratios */
+#define F_IPC "%7.2f "       /* insn per cycle, stalled cycles per insn */
+#define F_PCT_SP "%8.3f %%"  /* cache misses */
+
 /* Events shown as value / denominator (times 100 for percentages). */
 static const struct ratio_rule {
 	__u32 type;
@@ -45,30 +53,35 @@ static const struct ratio_rule {
 	size_t denom;
 	const char *unit;
 	bool percent;
-	int precision;
+	const char *fmt;
+	const char *absent_unit;   /* perf's JSON unit without a denominator, if not @unit */
 } ratio_rules[] = {
-	{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, CTX(wall_ns), "CPUs utilized", false, 3 },
-	{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, CTX(wall_ns), "CPUs utilized", false, 3 },
-	{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, CTX(task_clock_ns), "GHz", false, 3 },
-	{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, CTX(cycles), "insn per cycle", false, 2 },
+	{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, CTX(wall_ns), "CPUs utilized", false,
+	  F_NUM, NULL },
+	{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, CTX(wall_ns), "CPUs utilized", false,
+	  F_NUM, NULL },
+	{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, CTX(task_clock_ns), "GHz", false, F_NUM,
+	  "Ghz" },
+	{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, CTX(cycles), "insn per cycle", false,
+	  F_IPC, NULL },
 	{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, CTX(branches), "of all branches",
-	  true, 2 },
+	  true, F_PCT, NULL },
 	{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, CTX(cache_refs), "of all cache refs",
-	  true, 2 },
+	  true, F_PCT_SP, NULL },
 	{ PERF_TYPE_HW_CACHE, CACHE_LOAD_MISSES(PERF_COUNT_HW_CACHE_L1D), CTX(l1d_loads),
-	  "of all L1-dcache accesses", true, 2 },
+	  "of all L1-dcache accesses", true, F_PCT, NULL },
 	{ PERF_TYPE_HW_CACHE, CACHE_LOAD_MISSES(PERF_COUNT_HW_CACHE_L1I), CTX(l1i_loads),
-	  "of all L1-icache accesses", true, 2 },
+	  "of all L1-icache accesses", true, F_PCT, NULL },
 	{ PERF_TYPE_HW_CACHE, CACHE_LOAD_MISSES(PERF_COUNT_HW_CACHE_LL), CTX(llc_loads),
-	  "of all LL-cache accesses", true, 2 },
+	  "of all LL-cache accesses", true, F_PCT, NULL },
 	{ PERF_TYPE_HW_CACHE, CACHE_LOAD_MISSES(PERF_COUNT_HW_CACHE_DTLB), CTX(dtlb_loads),
-	  "of all dTLB cache accesses", true, 2 },
+	  "of all dTLB cache accesses", true, F_PCT, NULL },
 	{ PERF_TYPE_HW_CACHE, CACHE_LOAD_MISSES(PERF_COUNT_HW_CACHE_ITLB), CTX(itlb_loads),
-	  "of all iTLB cache accesses", true, 2 },
+	  "of all iTLB cache accesses", true, F_PCT, NULL },
 	{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, CTX(cycles),
-	  "frontend cycles idle", true, 2 },
+	  "frontend cycles idle", true, F_PCT, NULL },
 	{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, CTX(cycles),
-	  "backend cycles idle", true, 2 },
+	  "backend cycles idle", true, F_PCT, NULL },
 };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -101,7 +114,7 @@ static void rate_metric(double value, double task_clock_ns, struct pk_metric *ou
 	double r = value * 1e9 / task_clock_ns;
 
 	out->percent = false;
-	out->precision = 3;
+	out->fmt = F_NUM;
 	if (r > 1e9) {
 		out->value = r / 1e9;
 		out->unit = "G/sec";
@@ -129,16 +142,37 @@ bool pk_metric_compute(const struct pk_metric_ctx *ctx, const struct pk_event *e
 		if (!pk_event_is(ev, r->type, r->config))
 			continue;
 		denom = ctx_value(ctx, r->denom);
-		if (!(denom > 0))
-			return false;
-		out->value = (r->percent ? 100.0 : 1.0) * value / denom;
 		out->unit = r->unit;
 		out->percent = r->percent;
-		out->precision = r->precision;
+		out->fmt = r->fmt;
+		if (!(denom > 0)) {
+			if (r->absent_unit)
+				out->unit = r->absent_unit;
+			return false;
+		}
+		out->value = (r->percent ? 100.0 : 1.0) * value / denom;
 		return true;
 	}
-	if (!(ctx->task_clock_ns > 0))
+	if (!(ctx->task_clock_ns > 0)) {
+		out->unit = NULL;
 		return false;
+	}
 	rate_metric(value, ctx->task_clock_ns, out);
+	return true;
+}
+
+bool pk_metric_extra(const struct pk_metric_ctx *ctx, const struct pk_event *ev, double value,
+		     struct pk_metric *out)
+{
+	double stalled = ctx->stalled_front > ctx->stalled_back ? ctx->stalled_front :
+								 ctx->stalled_back;
+
+	if (!pk_event_is(ev, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS) || !(stalled > 0) ||
+	    !(value > 0))
+		return false;
+	out->value = stalled / value;
+	out->unit = "stalled cycles per insn";
+	out->fmt = F_IPC;
+	out->percent = false;
 	return true;
 }

@@ -6,7 +6,9 @@
 #  - the attr bits of modifiers (u k h G H I p P S D, groups) in stat;
 #  - record's default event and :P start at precise_ip 3 and step down to the
 #    PMU's level; stat counts :P at the p's level; explicit p's are refused;
-#  - record's read formats and pinned bits for S and D groups (files perf reads).
+#  - record's read formats and pinned bits for S and D groups (files perf reads);
+#  - stat's output of hardware events in every form and aggregation: metric
+#    formats, perf's second line (stalled cycles per insn), row order.
 . "$(dirname "$0")/tap-lib.bash"
 : "${PK_FAKE_PMU:=build/tests/pk-fake-pmu.so}"
 [ -x "$PERFKIT" ] || skip_all "$PERFKIT not built"
@@ -106,5 +108,33 @@ for ev in '{cycles,instructions}:S' 'cycles:S,instructions' '{cycles,instruction
 	same_attrs "record $ev: perf reads the file, with perf's read_format, inherit and pinned" \
 		"$(attrs "$TMP/perf.data" read_format inherit pinned | sed 's/:[SD] / /')" \
 		"$(attrs "$TMP/pk.data" read_format inherit pinned | sed 's/:[SD] / /')"
+done
+# stat's output with hardware events, in each form and aggregation: the same
+# lines as perf's once numbers are masked, the metric column ('#') and the end
+# of its value in the same places. Every hardware event counts nanoseconds here, so rates sit near
+# 1 G/sec and either prefix may come: the prefix is masked too.
+EVS_ALL=task-clock,cycles,instructions,branches,branch-misses,cache-references,cache-misses
+EVS_ALL=$EVS_ALL,stalled-cycles-frontend,stalled-cycles-backend,L1-dcache-loads,L1-dcache-load-misses,page-faults
+mask() { sed -E 's/[0-9]+(\.[0-9]+)?/N/g; s/ +/ /g; s/[KMG]?\/sec/X\/sec/g' "$1"; }
+# the metric column's '#' and where its value ends (values are right-aligned there)
+hash_at() {
+	awk '{ h = index($0, "#"); e = 0
+	       if (h && match(substr($0, h), /[0-9][0-9.]*/)) e = h + RSTART + RLENGTH - 2
+	       print h ":" e }' "$1"
+}
+for args in "" "-x," "-j" "-r 2" "-x, -r 2" "-j -r 2" "-I 150" "-x, -I 150" "-j -I 150" \
+	"-a -A" "-x, -a -A" "-j -a -A" "-a -A -I 150" "-a --per-core" "-x, -a --per-core" \
+	"-a --per-socket" "-j -a --per-socket"; do
+	for t in perf "$PERFKIT"; do
+		fake 0 "$t" stat $args -e "$EVS_ALL" -o "$TMP/out" -- "$W" --spin-ms 200 >/dev/null 2>&1
+		grep -v -e '^#' -e '^$' -e 'seconds' "$TMP/out" >"$TMP/stat.$(basename "$t")"
+	done
+	if [ -s "$TMP/stat.perf" ] && cmp -s <(mask "$TMP/stat.perf") <(mask "$TMP/stat.perfkit") &&
+	   cmp -s <(hash_at "$TMP/stat.perf") <(hash_at "$TMP/stat.perfkit"); then
+		pass "stat ${args:-(text)} with hardware events: perf's lines ($(wc -l <"$TMP/stat.perf"))"
+	else
+		fail "stat ${args:-(text)} with hardware events: perf's lines" \
+			"$(diff <(mask "$TMP/stat.perf") <(mask "$TMP/stat.perfkit") | head -6 | tr '\n' '|')"
+	fi
 done
 done_testing

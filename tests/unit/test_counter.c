@@ -175,34 +175,39 @@ static const struct metric_case {
 	double value, want;
 	const char *unit;
 	bool pct;
-	int prec;
+	const char *fmt;    /* perf 6.1's format after '#' */
 } metric_cases[] = {
 #define SWC(c) PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##c
 #define HWC(c) PERF_TYPE_HARDWARE, PERF_COUNT_HW_##c
 #define CAC(c, r) PERF_TYPE_HW_CACHE, CACHE_CFG(c, r)
-	{ SWC(TASK_CLOCK), "task-clock", 2e6, 0.5, "CPUs utilized", false, 3 },
-	{ SWC(CPU_CLOCK), "cpu-clock", 3e6, 0.75, "CPUs utilized", false, 3 },
-	{ HWC(CPU_CYCLES), "cycles", 3e6, 1.5, "GHz", false, 3 },
-	{ HWC(INSTRUCTIONS), "instructions", 6e6, 2.0, "insn per cycle", false, 2 },
-	{ HWC(BRANCH_MISSES), "branch-misses", 50, 5.0, "of all branches", true, 2 },
-	{ HWC(CACHE_MISSES), "cache-misses", 100, 25.0, "of all cache refs", true, 2 },
-	{ CAC(L1D, MISS), "L1-dcache-load-misses", 8, 1.0, "of all L1-dcache accesses", true, 2 },
-	{ CAC(L1I, MISS), "L1-icache-load-misses", 20, 10.0, "of all L1-icache accesses", true, 2 },
-	{ CAC(LL, MISS), "LLC-load-misses", 5, 10.0, "of all LL-cache accesses", true, 2 },
-	{ CAC(DTLB, MISS), "dTLB-load-misses", 1, 0.05, "of all dTLB cache accesses", true, 2 },
-	{ CAC(ITLB, MISS), "iTLB-load-misses", 25, 10.0, "of all iTLB cache accesses", true, 2 },
+	{ SWC(TASK_CLOCK), "task-clock", 2e6, 0.5, "CPUs utilized", false, "%8.3f" },
+	{ SWC(CPU_CLOCK), "cpu-clock", 3e6, 0.75, "CPUs utilized", false, "%8.3f" },
+	{ HWC(CPU_CYCLES), "cycles", 3e6, 1.5, "GHz", false, "%8.3f" },
+	{ HWC(INSTRUCTIONS), "instructions", 6e6, 2.0, "insn per cycle", false, "%7.2f " },
+	{ HWC(BRANCH_MISSES), "branch-misses", 50, 5.0, "of all branches", true, "%7.2f%%" },
+	{ HWC(CACHE_MISSES), "cache-misses", 100, 25.0, "of all cache refs", true, "%8.3f %%" },
+	{ CAC(L1D, MISS), "L1-dcache-load-misses", 8, 1.0, "of all L1-dcache accesses", true,
+	  "%7.2f%%" },
+	{ CAC(L1I, MISS), "L1-icache-load-misses", 20, 10.0, "of all L1-icache accesses", true,
+	  "%7.2f%%" },
+	{ CAC(LL, MISS), "LLC-load-misses", 5, 10.0, "of all LL-cache accesses", true,
+	  "%7.2f%%" },
+	{ CAC(DTLB, MISS), "dTLB-load-misses", 1, 0.05, "of all dTLB cache accesses", true,
+	  "%7.2f%%" },
+	{ CAC(ITLB, MISS), "iTLB-load-misses", 25, 10.0, "of all iTLB cache accesses", true,
+	  "%7.2f%%" },
 	{ HWC(STALLED_CYCLES_FRONTEND), "stalled-cycles-frontend", 3e5, 10.0,
-	  "frontend cycles idle", true, 2 },
+	  "frontend cycles idle", true, "%7.2f%%" },
 	{ HWC(STALLED_CYCLES_BACKEND), "stalled-cycles-backend", 6e5, 20.0,
-	  "backend cycles idle", true, 2 },
+	  "backend cycles idle", true, "%7.2f%%" },
 	/* Rates per second of task-clock (2 ms): perf's K/M/G thresholds are strict. */
-	{ SWC(PAGE_FAULTS), "page-faults", 152.88, 76.44, "K/sec", false, 3 },
-	{ SWC(CONTEXT_SWITCHES), "cs", 0, 0, "/sec", false, 3 },
-	{ SWC(CONTEXT_SWITCHES), "cs", 2, 1000, "/sec", false, 3 },
-	{ SWC(CONTEXT_SWITCHES), "cs", 2000, 1000, "K/sec", false, 3 },
-	{ SWC(CPU_MIGRATIONS), "migrations", 5000, 2.5, "M/sec", false, 3 },
-	{ SWC(CPU_MIGRATIONS), "migrations", 2e6, 1000, "M/sec", false, 3 },
-	{ PERF_TYPE_TRACEPOINT, 42, "sched:x", 4e6, 2.0, "G/sec", false, 3 },
+	{ SWC(PAGE_FAULTS), "page-faults", 152.88, 76.44, "K/sec", false, "%8.3f" },
+	{ SWC(CONTEXT_SWITCHES), "cs", 0, 0, "/sec", false, "%8.3f" },
+	{ SWC(CONTEXT_SWITCHES), "cs", 2, 1000, "/sec", false, "%8.3f" },
+	{ SWC(CONTEXT_SWITCHES), "cs", 2000, 1000, "K/sec", false, "%8.3f" },
+	{ SWC(CPU_MIGRATIONS), "migrations", 5000, 2.5, "M/sec", false, "%8.3f" },
+	{ SWC(CPU_MIGRATIONS), "migrations", 2e6, 1000, "M/sec", false, "%8.3f" },
+	{ PERF_TYPE_TRACEPOINT, 42, "sched:x", 4e6, 2.0, "G/sec", false, "%8.3f" },
 #undef SWC
 #undef HWC
 #undef CAC
@@ -248,17 +253,39 @@ static void test_metrics(void)
 		bool got = pk_metric_compute(&m, &ev, t->value, &out);
 
 		ok(got && out.unit && !strcmp(out.unit, t->unit) && out.percent == t->pct &&
-		   out.precision == t->prec && fabs(out.value - t->want) <= 1e-9 * fabs(t->want),
+		   !strcmp(out.fmt, t->fmt) && fabs(out.value - t->want) <= 1e-9 * fabs(t->want),
 		   "%s %g: %.3f %s", t->name, t->value, t->want, t->unit);
 		if (got && out.unit && strcmp(out.unit, t->unit))
 			diag("got %.6f '%s'", out.value, out.unit);
-		/* Zero wall time, clocks, cycles and access counts: no metric at all. */
+		/*
+		 * Zero wall time, clocks, cycles and access counts: no metric at all,
+		 * but the unit perf's JSON names: the ratio's ("Ghz" for cycles), none
+		 * for a rate.
+		 */
 		if (pk_metric_compute(&none, &ev, t->value, &out)) {
 			diag("%s: metric with zero denominators", t->name);
 			none_ok = false;
+		} else if (strstr(t->unit, "/sec") ? out.unit != NULL :
+			   !out.unit || strcmp(out.unit, t->config == PERF_COUNT_HW_CPU_CYCLES &&
+					   t->type == PERF_TYPE_HARDWARE ? "Ghz" : t->unit)) {
+			diag("%s: unit without denominator '%s'", t->name, out.unit ? out.unit : "NULL");
+			none_ok = false;
 		}
 	}
-	ok(none_ok, "zero denominators: no metric for any rule");
+	ok(none_ok, "zero denominators: no metric for any rule, perf's JSON unit");
+
+	/* perf's second line under instructions: the larger stalled count per instruction */
+	{
+		struct pk_event insn = HW(INSTRUCTIONS, "instructions", 0, 1);
+		struct pk_metric out = { 0 };
+
+		ok(pk_metric_extra(&m, &insn, 6e6, &out) && fabs(out.value - 2 / 6e6) < 1e-15 &&
+		   !strcmp(out.unit, "stalled cycles per insn") && !strcmp(out.fmt, "%7.2f "),
+		   "stalled cycles per insn: max(1, 2) / 6e6");
+		ok(!pk_metric_extra(&none, &insn, 6e6, &out), "no stalled cycles: no second line");
+		ok(!pk_metric_extra(&m, &insn, 0, &out), "no instructions: no second line");
+		ok(!pk_metric_extra(&m, &cyc_u, 6e6, &out), "only under instructions");
+	}
 }
 
 /* ---- the mmap page reader ------------------------------------------------- */

@@ -80,7 +80,8 @@ long syscall(long nr, ...)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
 	if (nr == __NR_perf_event_open && a[0] &&
-	    ((const struct perf_event_attr *)a[0])->type == PERF_TYPE_HARDWARE)
+	    (((const struct perf_event_attr *)a[0])->type == PERF_TYPE_HARDWARE ||
+	     ((const struct perf_event_attr *)a[0])->type == PERF_TYPE_HW_CACHE))
 		return fake_hw_open(real, (const struct perf_event_attr *)a[0], a[1], a[2], a[3],
 				    a[4]);
 	return real(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
