@@ -114,7 +114,8 @@ done
 # of its value in the same places. Every hardware event counts nanoseconds here, so rates sit near
 # 1 G/sec and either prefix may come: the prefix is masked too.
 EVS_ALL=task-clock,cycles,instructions,branches,branch-misses,cache-references,cache-misses
-EVS_ALL=$EVS_ALL,stalled-cycles-frontend,stalled-cycles-backend,L1-dcache-loads,L1-dcache-load-misses,page-faults
+# (no software count: -r shows noise only where the runs differ, and page faults may not)
+EVS_ALL=$EVS_ALL,stalled-cycles-frontend,stalled-cycles-backend,L1-dcache-loads,L1-dcache-load-misses
 mask() { sed -E 's/[0-9]+(\.[0-9]+)?/N/g; s/ +/ /g; s/[KMG]?\/sec/X\/sec/g' "$1"; }
 # the metric column's '#' and where its value ends (values are right-aligned there)
 hash_at() {
