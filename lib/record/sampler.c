@@ -75,7 +75,7 @@ static int parse_events(struct pk_event_list *l, const struct pk_record_opts *o,
 	return err;
 }
 
-/* perf's default cycles on AMD counts guests too: its precise sampling (IBS) cannot leave them out. */
+/* perf's default cycles on AMD counts guests: its precise sampling (IBS) cannot leave them out. */
 static int default_counts_guests(void)
 {
 	char vendor[13];

@@ -156,7 +156,8 @@ static void test_group(const char *dir)
 	   dv.period[5] == 1000, "fourth, sampled by the member: 500 and 1000");
 	is_int(nr0, 3, "cpu-clock counts 3 samples");
 	is_int(nr1, 3, "task-clock counts 3 samples");
-	is_str(warned, "1 samples with id not present in the header", "the unknown id is warned about, as perf does");
+	is_str(warned, "1 samples with id not present in the header",
+	       "the unknown id is warned about, as perf does");
 	warned[0] = '\0';
 }
 
