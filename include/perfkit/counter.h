@@ -240,8 +240,8 @@ struct pk_metric {
 	const char *unit;  /* "CPUs utilized", "GHz", "insn per cycle",
 			      "of all branches", "K/sec", ... */
 	const char *fmt;   /* perf's printf format for the value: "%8.3f", "%7.2f%%",
-			      "%7.2f " (insn per cycle), "%8.3f %%" (cache misses) */
-	bool percent;      /* value is a percentage */
+			      "%7.2f " (insn per cycle), "%8.3f %%" (cache misses:
+			      a percentage where it prints '%') */
 };
 
 /*

@@ -272,8 +272,13 @@ PK_API size_t pk_perfdata_nr_evsels(const struct pk_perfdata *p);
 PK_API const struct pk_evsel *pk_perfdata_evsel(const struct pk_perfdata *p, size_t idx);
 /* The evsel a sample id belongs to, NULL if none (a single-attr file matches anything). */
 PK_API const struct pk_evsel *pk_perfdata_evsel_by_id(const struct pk_perfdata *p, uint64_t id);
-/* The evsel whose ids include @id (perf's evlist__id2sid), or NULL: no single-attr shortcut. */
-PK_API const struct pk_evsel *pk_perfdata_id_owner(const struct pk_perfdata *p, uint64_t id);
+/*
+ * The evsel whose ids include @id (perf's evlist__id2sid), or NULL: no
+ * single-attr shortcut. *@num (if not NULL) gets the id's number among the
+ * file's ids, 0 for the first one added: dense, for per-id arrays.
+ */
+PK_API const struct pk_evsel *pk_perfdata_id_owner(const struct pk_perfdata *p, uint64_t id,
+						   uint32_t *num);
 PK_API const struct pk_features *pk_perfdata_features(const struct pk_perfdata *p);
 
 /* Counts kept while walking: per record type, and records out of order. */

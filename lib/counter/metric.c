@@ -113,7 +113,6 @@ static void rate_metric(double value, double task_clock_ns, struct pk_metric *ou
 {
 	double r = value * 1e9 / task_clock_ns;
 
-	out->percent = false;
 	out->fmt = F_NUM;
 	if (r > 1e9) {
 		out->value = r / 1e9;
@@ -143,7 +142,6 @@ bool pk_metric_compute(const struct pk_metric_ctx *ctx, const struct pk_event *e
 			continue;
 		denom = ctx_value(ctx, r->denom);
 		out->unit = r->unit;
-		out->percent = r->percent;
 		out->fmt = r->fmt;
 		if (!(denom > 0)) {
 			if (r->absent_unit)
@@ -173,6 +171,5 @@ bool pk_metric_extra(const struct pk_metric_ctx *ctx, const struct pk_event *ev,
 	out->value = stalled / value;
 	out->unit = "stalled cycles per insn";
 	out->fmt = F_IPC;
-	out->percent = false;
 	return true;
 }

@@ -25,10 +25,12 @@ static int idmap_grow(struct pk_pd_idmap *m)
 	size_t ncap = m->cap ? m->cap * 2 : 64, i;
 	uint64_t *keys = calloc(ncap, sizeof(*keys));
 	struct pk_evsel **vals = calloc(ncap, sizeof(*vals));
+	uint32_t *nums = calloc(ncap, sizeof(*nums));
 
-	if (!keys || !vals) {
+	if (!keys || !vals || !nums) {
 		free(keys);
 		free(vals);
+		free(nums);
 		return -ENOMEM;
 	}
 	for (i = 0; i < m->cap; i++) {
@@ -41,11 +43,14 @@ static int idmap_grow(struct pk_pd_idmap *m)
 			s = (s + 1) & (ncap - 1);
 		keys[s] = m->keys[i];
 		vals[s] = m->vals[i];
+		nums[s] = m->nums[i];
 	}
 	free(m->keys);
 	free(m->vals);
+	free(m->nums);
 	m->keys = keys;
 	m->vals = vals;
+	m->nums = nums;
 	m->cap = ncap;
 	return 0;
 }
@@ -69,7 +74,7 @@ int pk_perfdata_id_add(struct pk_perfdata *p, struct pk_evsel *ev, uint64_t id, 
 	}
 	m->keys[s] = id;
 	m->vals[s] = ev;
-	m->n++;
+	m->nums[s] = (uint32_t)m->n++;
 	if (keep_in_evsel) {
 		uint64_t *ids;
 
@@ -93,10 +98,11 @@ const struct pk_evsel *pk_perfdata_evsel_by_id(const struct pk_perfdata *p, uint
 {
 	if (p->nr_evsels == 1)
 		return &p->evsels[0]->ev;
-	return pk_perfdata_id_owner(p, id);
+	return pk_perfdata_id_owner(p, id, NULL);
 }
 
-const struct pk_evsel *pk_perfdata_id_owner(const struct pk_perfdata *p, uint64_t id)
+const struct pk_evsel *pk_perfdata_id_owner(const struct pk_perfdata *p, uint64_t id,
+					    uint32_t *num)
 {
 	const struct pk_pd_idmap *m = &p->ids;
 	size_t s;
@@ -105,8 +111,11 @@ const struct pk_evsel *pk_perfdata_id_owner(const struct pk_perfdata *p, uint64_
 		return NULL;
 	s = id_slot(id, m->cap);
 	while (m->vals[s]) {
-		if (m->keys[s] == id)
+		if (m->keys[s] == id) {
+			if (num)
+				*num = m->nums[s];
 			return m->vals[s];
+		}
 		s = (s + 1) & (m->cap - 1);
 	}
 	return NULL;
@@ -239,6 +248,7 @@ void pk_perfdata_evlist_release(struct pk_perfdata *p)
 	free(p->old_names);
 	free(p->ids.keys);
 	free(p->ids.vals);
+	free(p->ids.nums);
 	p->evsels = NULL;
 	p->nr_evsels = 0;
 }

@@ -71,6 +71,7 @@ struct pk_pd_evsel {
 struct pk_pd_idmap {
 	uint64_t *keys;
 	struct pk_evsel **vals;     /* NULL = empty slot */
+	uint32_t *nums;             /* each id's number, in the order ids were added */
 	size_t cap, n;
 };
 

@@ -278,7 +278,6 @@ uint32_t rp_comm_text_id(struct rp_strtab *t, const struct pk_rsample *rs, const
 	return rp_strtab_id(t, buf);
 }
 
-
 static uint32_t rp_parent_id(struct pk_report *r, const struct pk_rsample *rs)
 {
 	for (uint32_t i = 0; i < rs->nr_frames; i++) {

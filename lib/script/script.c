@@ -325,12 +325,12 @@ int pk_script_sample(void *ctx, const struct pk_rsample *rs)
 	put_start(o, f, (f & PK_SF_IP) && has_cc, rs->thread, pid, tid, cpu, s->time);
 	if (f & PK_SF_PERIOD) {
 		/*
-		 * without PERIOD in the sample perf prints attr.sample_period (the freq in
-		 * -F mode); a PERF_SAMPLE_READ value's is its increase (the session's)
+		 * the session's period (a PERF_SAMPLE_READ value's increase); without
+		 * PERIOD in the sample perf prints attr.sample_period (the freq in -F mode)
 		 */
-		uint64_t period = (s->present & PERF_SAMPLE_PERIOD) ? s->period : attr->sample_period;
+		int own = (s->present & PERF_SAMPLE_PERIOD) || (attr->sample_type & PERF_SAMPLE_READ);
 
-		pk_obuf_uint(o, (attr->sample_type & PERF_SAMPLE_READ) ? rs->period : period, 10);
+		pk_obuf_uint(o, own ? rs->period : attr->sample_period, 10);
 		pk_obuf_putc(o, ' ');
 	}
 	if (f & PK_SF_EVENT) {

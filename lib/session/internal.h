@@ -54,10 +54,12 @@ int pk_session_unwind_user(struct pk_unwind **uwp, struct pk_perfdata *data, con
 			   const struct pk_evsel *ev, const struct pk_sample *s, uint32_t max_stack,
 			   struct pk_frames *out);
 
-/* perf's PERF_SAMPLE_READ delivery (sample_read.c). */
-struct pk_read_state;
-struct pk_read_state *pk_read_state_new(void);
-void pk_read_state_free(struct pk_read_state *st);
+/* perf's PERF_SAMPLE_READ delivery (sample_read.c): each id's previous value. */
+struct pk_read_state {
+	uint64_t *last;              /* by the id's number (pk_perfdata_id_owner); 0 at first */
+	size_t cap;
+};
+void pk_read_state_release(struct pk_read_state *st);
 /*
  * Call @deliver once per read value of rs->s whose id an attr of @data owns
  * and whose value grew since that id's last one, with rs->evsel set to the

@@ -28,7 +28,7 @@ struct pk_session {
 	struct pk_frames frames;
 	struct pk_inline *inl;       /* --inline: NULL when off */
 	struct pk_unwind *unwind;    /* DWARF unwinder (unwind_user.c), made on the first stack copy */
-	struct pk_read_state *reads; /* PERF_SAMPLE_READ values (sample_read.c), made on first use */
+	struct pk_read_state reads;  /* PERF_SAMPLE_READ values (sample_read.c) */
 	uint64_t nr_unknown_id;      /* samples and read values of ids no attr owns */
 	/* BUILD_ID feature entries already fed (the array may be replaced in pipe mode) */
 	const struct pk_feat_build_id *fed_build_ids;
@@ -117,7 +117,7 @@ void pk_session_close(struct pk_session *ss)
 	pk_frames_release(&ss->frames);
 	pk_inline_free(ss->inl);
 	pk_unwind_free(ss->unwind);
-	pk_read_state_free(ss->reads);
+	pk_read_state_release(&ss->reads);
 	free(ss->counts);
 	free(ss->osrelease);
 	free(ss);
@@ -223,13 +223,10 @@ static int deliver_sample(struct run_ctx *rc, struct pk_rsample *rs, bool filter
 	struct pk_session *ss = rc->ss;
 	int ret;
 
-	if (!(rs->evsel->attr.attr.sample_type & PERF_SAMPLE_READ) ||
-	    !(rs->s->present & PERF_SAMPLE_READ))
+	if (!(rs->s->present & PERF_SAMPLE_READ))
 		return deliver(rc, rs, filtered);
-	if (!ss->reads && !(ss->reads = pk_read_state_new()))
-		return pk_diag_fail(rc->d, -ENOMEM, "out of memory");
-	ret = pk_read_deliver(ss->reads, ss->data, rs, filtered ? deliver_filtered : deliver_kept, rc,
-			      &ss->nr_unknown_id);
+	ret = pk_read_deliver(&ss->reads, ss->data, rs, filtered ? deliver_filtered : deliver_kept,
+			      rc, &ss->nr_unknown_id);
 	return ret == -ENOMEM ? pk_diag_fail(rc->d, ret, "out of memory") : ret;
 }
 
