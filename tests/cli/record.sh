@@ -62,7 +62,7 @@ record single -e cpu-clock -F 2000 -- "$W" --spin-ms 300
 ok $? "single: record exits 0"
 perf report --header-only -I -i "$TMP/single.data" >"$TMP/single.hdr" 2>&1
 for line in "hostname : $(uname -n)" "os release : $(uname -r)" "arch : $(uname -m)" \
-	"nrcpus online : $(nproc)" "cmdline :" "event : name = cpu-clock" "total memory :" \
+	"nrcpus online : $(getconf _NPROCESSORS_ONLN)" "cmdline :" "event : name = cpu-clock" "total memory :" \
 	"cpudesc :" "cpuid :" "sibling threads :" "node0 meminfo" \
 	"sample duration :" "pmu mappings:"; do
 	grep -qF "$line" "$TMP/single.hdr"; ok $? "single: perf --header-only shows '$line'"
