@@ -424,7 +424,8 @@ static int list_dir(const char *dirpath, bool given)
 	closedir(dir);
 	if (!n)
 		printf("no metric files (oa-*.xml) in %s\n", dirpath);
-	qsort(names, n, sizeof(*names), by_name);
+	if (n)
+		qsort(names, n, sizeof(*names), by_name);
 	for (size_t i = 0; i < n; i++) {
 		bad |= list_file(names[i]) != 0;
 		free(names[i]);

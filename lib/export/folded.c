@@ -76,7 +76,8 @@ int pk_exp_folded_lines(struct pk_export *e, char ***lines, size_t *nr)
 		free(out);
 		return err;
 	}
-	qsort(out, n, sizeof(*out), cmp_lines);
+	if (n)
+		qsort(out, n, sizeof(*out), cmp_lines);
 	*lines = out;
 	*nr = n;
 	return 0;

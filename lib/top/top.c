@@ -499,7 +499,8 @@ PK_API int pk_top_interval_end(struct pk_top *t, struct pk_top_interval *out)
 		r->period = e->period;
 		r->percent = total ? (double)e->samples * 100.0 / (double)total : 0.0;
 	}
-	qsort(t->rows, t->nr_ent, sizeof(*t->rows), row_cmp);
+	if (t->nr_ent)
+		qsort(t->rows, t->nr_ent, sizeof(*t->rows), row_cmp);
 	out->index = t->index++;
 	out->duration_ns = now > t->start_ns ? now - t->start_ns : 0;
 	for (size_t i = 0; i < t->nr_ev; i++) {

@@ -223,4 +223,11 @@ grep -q "file=libjson-c" "$TMP/ld.txt" && ! grep -q "file=libxml2" "$TMP/ld.txt"
 LD_DEBUG=files "$PERFKIT" oa list --metrics "$M/oa-tglgt2.xml" 2>"$TMP/ld.txt" >/dev/null
 grep -q "file=libxml2.* dynamically loaded by" "$TMP/ld.txt" &&
 	pass "perfkit oa list loads libxml2 when it reads a metric file" || fail "perfkit oa list loads libxml2 when it reads a metric file"
+# a folder without metric files (sorting no names was undefined behaviour, caught under UBSan)
+mkdir -p "$TMP/no-metrics"
+"$PERFKIT" oa list --sys-root "$TMP/nosys" --metrics-dir "$TMP/no-metrics" >"$TMP/none.txt" 2>&1
+is "$?" 0 "oa list with an empty metrics folder exits 0"
+grep -q "no metric files (oa-\*.xml) in $TMP/no-metrics" "$TMP/none.txt" &&
+	pass "oa list says the metrics folder has no metric files" ||
+	fail "oa list says the metrics folder has no metric files" "$(cat "$TMP/none.txt")"
 done_testing

@@ -147,4 +147,14 @@ rc=$?
 [ $rc -ne 0 ] && grep -q '^perfkit: ' "$TMP/err" && pass "a pid that does not exist fails with a message" ||
 	fail "a pid that does not exist fails with a message" "rc $rc: $(cat "$TMP/err")"
 
+# a process that runs nothing: a refresh without samples (sorting no rows was undefined
+# behaviour, caught under UBSan)
+sleep 30 &
+IDLE=$!
+"$PERFKIT" top --stdio -n 1 -d 0.1 -e cpu-clock -p "$IDLE" >"$TMP/idle.out" 2>"$TMP/idle.err"
+is "$?" 0 "top on an idle process exits 0"
+[ "$(iterations "$TMP/idle.out")" = 1 ] && pass "top on an idle process prints its refresh" ||
+	fail "top on an idle process prints its refresh" "$(head -5 "$TMP/idle.out") $(cat "$TMP/idle.err")"
+kill "$IDLE" 2>/dev/null
+wait "$IDLE" 2>/dev/null
 done_testing
