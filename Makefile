@@ -60,6 +60,7 @@ UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 BENCH_BINS := $(BENCH_SRCS:%.c=$(BUILD)/%)
 WORKLOAD := $(BUILD)/tests/pk-workload
 FAKE_PMU := $(BUILD)/tests/pk-fake-pmu.so
+FAIL_ALLOC := $(BUILD)/tests/pk-fail-alloc.so
 
 STATIC_LIB := $(BUILD)/libperfkit.a
 SHARED_LIB := $(BUILD)/libperfkit.so
@@ -69,7 +70,7 @@ PERFKIT := $(BUILD)/perfkit
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(PERFKIT) $(SHARED_LIB) $(UNIT_BINS) $(WORKLOAD) $(FAKE_PMU)
+all: $(PERFKIT) $(SHARED_LIB) $(UNIT_BINS) $(WORKLOAD) $(FAKE_PMU) $(FAIL_ALLOC)
 
 deps:
 	@scripts/install-deps
@@ -105,10 +106,16 @@ $(FAKE_PMU): tests/workload/pk-fake-pmu.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) -O1 -g -shared -fPIC -o $@ $< -ldl
 
+# (never sanitized: it stands in front of libc's allocator, which a sanitizer replaces)
+$(FAIL_ALLOC): tests/workload/pk-fail-alloc.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) -O1 -g -fno-builtin -shared -fPIC -o $@ $<
+
 # Tests: C unit tests and shell tests for the command, run by prove (TAP).
 test: all
 	PERFKIT=$(abspath $(PERFKIT)) PK_WORKLOAD=$(abspath $(WORKLOAD)) \
-	PK_FAKE_PMU=$(abspath $(FAKE_PMU)) PK_BUILD=$(abspath $(BUILD)) PK_SHARED=$(abspath ../shared) \
+	PK_FAKE_PMU=$(abspath $(FAKE_PMU)) PK_FAIL_ALLOC_SO=$(abspath $(FAIL_ALLOC)) \
+	PK_BUILD=$(abspath $(BUILD)) PK_SHARED=$(abspath ../shared) \
 	prove -f $(UNIT_BINS) $(sort $(wildcard tests/cli/*.sh))
 
 # The code that runs on two threads, under ThreadSanitizer (make SAN=thread test-threads).

@@ -137,7 +137,7 @@ struct gpu_run {
 	struct gpu_view *view;
 	struct pk_buf buf;
 	int csv_header_done;
-	int write_failed;
+	int exit_status;          /* of a run that a failed print ends: 0 on a closed pipe */
 };
 
 static unsigned term_width(void)
@@ -149,7 +149,7 @@ static unsigned term_width(void)
 	return 0;
 }
 
-/* Write @r->buf to stdout and flush. 0, or -EPIPE/-EIO when stdout is gone. */
+/* Write @r->buf to stdout and flush. 0, or -EIO when stdout is gone (@r's exit status set). */
 static int emit(struct gpu_run *r)
 {
 	if (r->buf.len && fwrite(r->buf.data, 1, r->buf.len, stdout) != r->buf.len)
@@ -160,11 +160,14 @@ static int emit(struct gpu_run *r)
 fail:
 	if (errno != EPIPE)
 		cli_error("cannot write to standard output: %s", strerror(errno));
-	r->write_failed = errno == EPIPE ? 0 : 1;
+	r->exit_status = errno == EPIPE ? 0 : 1;
 	return -EIO;
 }
 
-/* Print one snapshot in the chosen form (not the ncurses view). */
+/*
+ * Print one snapshot in the chosen form (not the ncurses view): 0, or
+ * an error with @r's exit status set.
+ */
 static int print_snapshot(struct gpu_run *r, const struct pk_gpu_snapshot *s)
 {
 	struct pk_gpu_view_opts vo = { .sort = PK_GPU_SORT_BUSY };
@@ -188,6 +191,7 @@ static int print_snapshot(struct gpu_run *r, const struct pk_gpu_snapshot *s)
 	}
 	if (err) {
 		cli_error("cannot format the snapshot: %s", strerror(-err));
+		r->exit_status = 1;
 		return err;
 	}
 	return emit(r);
@@ -262,7 +266,7 @@ static int run_loop(struct gpu_run *r)
 		if (s->seq == 1 && !s->n_devices && !s->n_clients) {
 			if (r->o->out == OUT_JSON || r->o->out == OUT_CSV)
 				if (print_snapshot(r, s))
-					return r->write_failed;
+					return r->exit_status;
 			no_gpu_message(r->o);
 			return 0;
 		}
@@ -285,7 +289,7 @@ static int run_loop(struct gpu_run *r)
 				return 1;
 			}
 		} else if (print_snapshot(r, s)) {
-			return r->write_failed;
+			return r->exit_status;
 		}
 		if (r->o->iterations && ++done >= r->o->iterations)
 			return 0;

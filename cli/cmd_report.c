@@ -348,12 +348,15 @@ int cmd_report(int argc, char **argv)
 		struct pk_buf b;
 
 		pk_buf_init(&b);
-		if (!pk_perfdata_header_print(pk_session_data(ss), &b) && b.len)
+		err = pk_perfdata_header_print(pk_session_data(ss), &b);
+		if (!err && b.len)
 			fwrite(b.data, 1, b.len, stdout);
 		pk_buf_release(&b);
-		if (o.header_only) {
+		if (err)
+			cli_error("cannot print the header: %s", strerror(-err));
+		if (err || o.header_only) {
 			pk_session_close(ss);
-			return 0;
+			return err ? 1 : 0;
 		}
 	}
 
@@ -396,8 +399,9 @@ int cmd_report(int argc, char **argv)
 		if (walk_err == -ENOMEM) {
 			cli_diag(&d);
 			rc = 1;
-		} else {
-			pk_report_print(r, ss, stdout);
+		} else if ((err = pk_report_print(r, ss, stdout))) {
+			cli_error("cannot print the report: %s", strerror(-err));
+			rc = 1;
 		}
 		pk_report_free(r);
 	}

@@ -242,38 +242,45 @@ static int parse_options(int argc, char **argv, struct stat_opts *o, int *exit_c
 	return 0;
 }
 
+/* A comma-separated list of ids: 0, or -EINVAL/-ENOMEM with the message printed. */
 static int parse_id_list(const char *s, pid_t **out, size_t *n)
 {
 	char *copy = strdup(s), *tok, *save = NULL;
 	size_t cap = 0;
+	int err = 0;
 
 	*out = NULL;
 	*n = 0;
-	if (!copy)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
 		long v;
 
 		if (parse_long(tok, &v) || v <= 0 || v > 0x7fffffff) {
 			cli_error("invalid id '%s' in '%s'", tok, s);
-			free(copy);
-			return -EINVAL;
+			err = -EINVAL;
+			break;
 		}
 		if (*n == cap) {
-			pid_t *p;
+			pid_t *p = realloc(*out, (cap ? cap * 2 : 8) * sizeof(**out));
 
-			cap = cap ? cap * 2 : 8;
-			p = realloc(*out, cap * sizeof(**out));
 			if (!p) {
-				free(copy);
-				return -ENOMEM;
+				err = -ENOMEM;
+				break;
 			}
 			*out = p;
+			cap = cap ? cap * 2 : 8;
 		}
 		(*out)[(*n)++] = (pid_t)v;
 	}
 	free(copy);
-	return *n ? 0 : -EINVAL;
+	if (!copy || err == -ENOMEM) {
+		cli_error("out of memory");
+		return -ENOMEM;
+	}
+	if (!err && !*n) {
+		cli_error("no ids in '%s'", s);
+		err = -EINVAL;
+	}
+	return err;
 }
 
 static int append_tids(struct stat_target *t, const pid_t *tids, size_t n)
@@ -347,8 +354,8 @@ static int build_target(const struct stat_opts *o, struct stat_target *t)
 		else
 			snprintf(t->title, sizeof(t->title), "'system wide'");
 	} else if (o->pid_list) {
-		if (parse_id_list(o->pid_list, &t->pids, &t->nr_pids))
-			return 2;
+		if ((err = parse_id_list(o->pid_list, &t->pids, &t->nr_pids)))
+			return err == -ENOMEM ? 1 : 2;
 		for (size_t i = 0; i < t->nr_pids; i++) {
 			pid_t *tids;
 
@@ -359,13 +366,15 @@ static int build_target(const struct stat_opts *o, struct stat_target *t)
 			}
 			err = append_tids(t, tids, (size_t)n);
 			free(tids);
-			if (err)
+			if (err) {
+				cli_error("out of memory");
 				return 1;
+			}
 		}
 		snprintf(t->title, sizeof(t->title), "process id '%s'", o->pid_list);
 	} else if (o->tid_list) {
-		if (parse_id_list(o->tid_list, &t->tids, &t->nr_tids))
-			return 2;
+		if ((err = parse_id_list(o->tid_list, &t->tids, &t->nr_tids)))
+			return err == -ENOMEM ? 1 : 2;
 		snprintf(t->title, sizeof(t->title), "thread id '%s'", o->tid_list);
 	} else {
 		size_t len = 0;
@@ -379,7 +388,11 @@ static int build_target(const struct stat_opts *o, struct stat_target *t)
 		t->title[len++] = '\'';
 		t->title[len] = '\0';
 	}
-	return build_units(t, o->aggr) ? 1 : 0;
+	if (build_units(t, o->aggr)) {
+		cli_error("out of memory");
+		return 1;
+	}
+	return 0;
 }
 
 static void target_release(struct stat_target *t)
@@ -552,6 +565,7 @@ static int run_loop(struct run_state *st, struct run_result *res)
 		prev = calloc(ne * ns, sizeof(*prev));
 		units = calloc(st->t->nr_units * ne, sizeof(*units));
 		if (!prev || !units) {
+			cli_error("out of memory");
 			err = -ENOMEM;
 			goto out;
 		}
@@ -785,6 +799,7 @@ static int stat_main(struct stat_opts *o, struct stat_target *t, struct stat_con
 	int status = 0, err = 0, runs = 0;
 
 	if (!sum || !noise || !res.unit_counts) {
+		cli_error("out of memory");
 		err = -ENOMEM;
 		goto out;
 	}

@@ -73,9 +73,11 @@ PK_API int pk_report_setup(struct pk_report *r, struct pk_session *ss);
  * After pk_report_setup(), with two CPUs or more and only comm, dso and sym
  * as sort keys, the histogram is built on a second thread while the caller
  * goes on resolving samples: an error found there comes back from a later
- * call or from pk_report_finish(). @rs and what it points to may be reused
- * as soon as this returns; threads, maps, DSOs and symbols must stay (the
- * session keeps them until it is closed).
+ * call or from pk_report_finish(). Once a call has failed, every later one
+ * fails with the same error and adds nothing: the report is incomplete. @rs
+ * and what it points to may be reused as soon as this returns; threads,
+ * maps, DSOs and symbols must stay (the session keeps them until it is
+ * closed).
  */
 PK_API int pk_report_add(struct pk_report *r, const struct pk_rsample *rs);
 

@@ -333,6 +333,7 @@ static void evals_release(struct evals *ev)
 {
 	free(ev->seg.v);
 	free(ev->pair.v);
+	ev->seg.v = ev->pair.v = NULL;
 }
 
 /* Room for @s's values (none without a set; report pairs' only with @per_report). 0 or -ENOMEM. */

@@ -49,6 +49,8 @@ void pk_perfdata_feature(struct pk_perfdata *p, unsigned feat, const void *buf, 
 	if (r) {
 		char msg[900];
 
+		if (!fd.err)
+			fd.err = r;     /* a failure the parser did not describe: out of memory */
 		pk_diag_str(&fd, msg, sizeof(msg));
 		pk_log(PK_LOG_WARN, "'%s': feature %s: %s", p->path,
 		       pk_feature_name(feat) ? pk_feature_name(feat) : "?", msg);

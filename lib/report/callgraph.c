@@ -437,8 +437,11 @@ static int pt_graph(const struct pt *t, uint32_t parent, uint64_t total, int dep
 			pn = t->n[pn].first;
 		}
 		printed = 1;
-		pt_graph(t, end, t->mode == PK_CG_FRACTAL ? t->n[end].chit : total, depth + 1,
-			 new_mask | (depth < 64 ? 1ULL << depth : 0), left);
+		if (pt_graph(t, end, t->mode == PK_CG_FRACTAL ? t->n[end].chit : total, depth + 1,
+			     new_mask | (depth < 64 ? 1ULL << depth : 0), left) < 0) {
+			free(kids);
+			return -ENOMEM;
+		}
 	}
 	if (t->mode == PK_CG_FRACTAL && remaining && remaining != total) {
 		new_mask &= ~(1ULL << ((depth - 1) & 63));
@@ -449,17 +452,18 @@ static int pt_graph(const struct pt *t, uint32_t parent, uint64_t total, int dep
 	return printed;
 }
 
-static void pt_print_graph(struct pt *t, uint64_t parent_samples, int skip_first)
+/* The tree in perf's graph layout. 0 or -ENOMEM. */
+static int pt_print_graph(struct pt *t, uint64_t parent_samples, int skip_first)
 {
 	size_t n;
 	uint32_t *kids = pt_children(t, 0, &n);
 	uint32_t root = 0;
-	int left = 0, printed = 0, any = 0;
+	int left = 0, printed = 0, any = 0, err;
 	uint64_t total = t->total;
 	char buf[64];
 
 	if (!kids)
-		return;
+		return -ENOMEM;
 	if (n == 1 && pt_cumul(t, kids[0]) == parent_samples) {
 		uint32_t pn = kids[0], end = pt_run_end(t, pn);
 		int i = 0;
@@ -488,10 +492,12 @@ static void pt_print_graph(struct pt *t, uint64_t parent_samples, int skip_first
 	free(kids);
 	if (t->mode == PK_CG_FRACTAL)
 		total = parent_samples;
-	if (pt_graph(t, root, total, 1, 1, left) > 0)
-		any = 1;
-	if (any)
+	err = pt_graph(t, root, total, 1, 1, left);
+	if (err < 0)
+		return err;
+	if (any || err > 0)
 		fputc('\n', t->out);
+	return 0;
 }
 
 static void pt_collect_hits(const struct pt *t, uint32_t pn, uint64_t min_hit, uint32_t *v, size_t *k)
@@ -519,14 +525,18 @@ static void pt_path(const struct pt *t, uint32_t pn, uint32_t *parent_of, int fo
 	}
 }
 
-static void pt_print_flat(struct pt *t, int folded)
+/* The tree's hit paths, one block (or folded line) each. 0 or -ENOMEM. */
+static int pt_print_flat(struct pt *t, int folded)
 {
 	uint32_t *v = malloc(t->nr * sizeof(*v)), *parent_of = calloc(t->nr, sizeof(*parent_of));
 	uint64_t min_hit = pt_abs_min(t->total, t->min_pct);
 	size_t k = 0;
+	int err = 0;
 
-	if (!v || !parent_of)
+	if (!v || !parent_of) {
+		err = -ENOMEM;
 		goto out;
+	}
 	for (uint32_t i = 0; i < t->nr; i++)
 		for (uint32_t c = t->n[i].first; c; c = t->n[c].next)
 			parent_of[c] = i;
@@ -552,15 +562,17 @@ static void pt_print_flat(struct pt *t, int folded)
 out:
 	free(v);
 	free(parent_of);
+	return err;
 }
 
-void rp_callgraph_print(struct pk_report *r, const struct rp_entry *e, const uint32_t *pair_order,
-			uint64_t total, FILE *out)
+int rp_callgraph_print(struct pk_report *r, const struct rp_entry *e, const uint32_t *pair_order,
+		       uint64_t total, FILE *out)
 {
 	struct pt t = { .r = r, .total = total, .min_pct = r->o.cg_threshold, .mode = r->cg_mode,
 			.out = out };
 	uint32_t chain[4096];
 	uint64_t sum = 0;
+	int err = -ENOMEM;
 
 	/*
 	 * Outside fractal mode a node must reach a fixed share of the event's
@@ -571,11 +583,11 @@ void rp_callgraph_print(struct pk_report *r, const struct rp_entry *e, const uin
 		for (uint32_t i = 0; i < e->chain_n; i++)
 			sum += r->pairs[pair_order[e->chain_first + i]].period;
 		if (sum < pt_abs_min(total, t.min_pct))
-			return;
+			return 0;
 	}
 	t.n = calloc(256, sizeof(*t.n));
 	if (!t.n)
-		return;
+		return -ENOMEM;
 	t.cap = 256;
 	t.nr = 1;
 	for (uint32_t i = 0; i < e->chain_n; i++) {
@@ -601,16 +613,17 @@ void rp_callgraph_print(struct pk_report *r, const struct rp_entry *e, const uin
 	}
 	switch (r->cg_mode) {
 	case PK_CG_FLAT:
-		pt_print_flat(&t, 0);
+		err = pt_print_flat(&t, 0);
 		break;
 	case PK_CG_FOLDED:
-		pt_print_flat(&t, 1);
+		err = pt_print_flat(&t, 1);
 		break;
 	default:
-		pt_print_graph(&t, r->children ? e->acc : e->self, r->sort_starts_sym);
+		err = pt_print_graph(&t, r->children ? e->acc : e->self, r->sort_starts_sym);
 		break;
 	}
 out:
 	free(t.n);
 	rp_map_release(&t.idx);
+	return err;
 }

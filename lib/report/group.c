@@ -311,12 +311,14 @@ int rp_group_print(struct pk_report *r, struct pk_session *ss, uint32_t leader,
 		}
 		rp_print_keys(r, &r->ent[reps[i]], width, out);
 		fputc('\n', out);
-		if (r->use_callchain && pair_order && le)
-			rp_callgraph_print(r, le, pair_order, total[0], out);
+		if (r->use_callchain && pair_order && le &&
+		    (err = rp_callgraph_print(r, le, pair_order, total[0], out)))
+			break;
 	}
-	fputs("\n\n", out);
+	if (!err)
+		fputs("\n\n", out);
 	free(reps);
 	free(rows);
 	free(order);
-	return 0;
+	return err;
 }

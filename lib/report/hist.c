@@ -385,7 +385,7 @@ int rp_add_sample(struct pk_report *r, const struct pk_rsample *rs, const struct
 	return err;
 }
 
-int pk_report_add(struct pk_report *r, const struct pk_rsample *rs)
+static int add_one(struct pk_report *r, const struct pk_rsample *rs)
 {
 	uint32_t stack = RP_NO_STACK;
 	struct rp_hists *h;
@@ -415,6 +415,18 @@ int pk_report_add(struct pk_report *r, const struct pk_rsample *rs)
 	if (r->pl || (!r->pl_tried && rp_pipeline_start(r)))
 		return rp_pipeline_push(r, rs, stack, hit);
 	return rp_add_sample(r, rs, rs->thread, stack, hit);
+}
+
+/*
+ * After a failure every later sample is refused with the same error: the
+ * report is incomplete, and the memo may hold a stack whose first sample
+ * was never added (a later hit would replay what was never recorded).
+ */
+int pk_report_add(struct pk_report *r, const struct pk_rsample *rs)
+{
+	if (!r->add_err)
+		r->add_err = add_one(r, rs);
+	return r->add_err;
 }
 
 int pk_report_finish(struct pk_report *r)

@@ -216,6 +216,7 @@ struct pk_report {
 	int nr_keys;
 	int has_sym_key, has_parent_key, has_srcline_key, sort_starts_sym;
 	int decided;                /* children / call-graph defaults fixed */
+	int add_err;                /* the first failed pk_report_add: every later one gets it too */
 	int pipe;                   /* pipe-mode input: perf decides before seeing any attr */
 	int branch_mode;            /* HEADER_BRANCH_STACK: one entry per branch target, period 1 */
 	int children;
@@ -379,7 +380,8 @@ int rp_path_intern(struct pk_report *r, const struct pk_rsample *rs);
 int rp_pair_add(struct pk_report *r, uint32_t entry, uint32_t node, uint64_t period, uint32_t *idx);
 /* Group pairs by entry (sets chain_first/chain_n); call once before printing chains. */
 int rp_pairs_group(struct pk_report *r, uint32_t **order);
-void rp_callgraph_print(struct pk_report *r, const struct rp_entry *e, const uint32_t *pair_order,
-			uint64_t total, FILE *out);
+/* Print @e's call graph in the report's mode. 0 or -ENOMEM (part of it may be printed). */
+int rp_callgraph_print(struct pk_report *r, const struct rp_entry *e, const uint32_t *pair_order,
+		       uint64_t total, FILE *out);
 
 #endif

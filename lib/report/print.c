@@ -132,8 +132,10 @@ static int rp_print_event(struct pk_report *r, struct pk_session *ss, size_t idx
 			fprintf(out, "  %12" PRIu64, e->nr_self);
 		rp_print_keys(r, e, width, out);
 		fputc('\n', out);
-		if (r->use_callchain && pair_order)
-			rp_callgraph_print(r, e, pair_order, total, out);
+		if (r->use_callchain && pair_order && rp_callgraph_print(r, e, pair_order, total, out)) {
+			free(order);
+			return -ENOMEM;
+		}
 	}
 	fputs("\n\n", out);
 	free(order);

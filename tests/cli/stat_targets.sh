@@ -109,5 +109,11 @@ is "$(csv_value "$TMP/cc" syscalls:sys_enter_write)" 9 "Ctrl-C: the counts so fa
 "$PERFKIT" stat -p 999999999 -e task-clock >/dev/null 2>"$TMP/err"
 st=$?
 [ $st -ne 0 ] && grep -q "999999999" "$TMP/err"; ok $? "-p with no such process fails and names it ($st)"
+# Lists of ids that hold none, or something else (the empty one failed without a message).
+for list in , 12,x; do
+	"$PERFKIT" stat -p "$list" -e task-clock >/dev/null 2>"$TMP/err"
+	is "$?" 2 "-p '$list': usage error"
+	grep -q "'$list'" "$TMP/err"; ok $? "-p '$list': the message quotes the list ($(cat "$TMP/err"))"
+done
 
 done_testing
