@@ -196,12 +196,12 @@ void pk_perfdata_evsel_rename(struct pk_perfdata *p, struct pk_evsel *ev, const 
 	struct pk_pd_evsel *e = (struct pk_pd_evsel *)ev;
 	char *n = strdup(name), **old;
 
-	if (!n)
-		return;
 	/* the old name may still be referenced by a caller: keep it until close */
-	old = realloc(p->old_names, (p->nr_old_names + 1) * sizeof(*old));
+	old = n ? realloc(p->old_names, (p->nr_old_names + 1) * sizeof(*old)) : NULL;
 	if (!old) {
 		free(n);
+		pk_log(PK_LOG_WARN, "'%s': out of memory naming event '%s' '%s'", p->path, ev->name,
+		       name);
 		return;
 	}
 	p->old_names = old;

@@ -167,6 +167,7 @@ int pk_perfdata_id_add(struct pk_perfdata *p, struct pk_evsel *ev, uint64_t id, 
 /* The evsel of a native record (perf's evlist__event2evsel rules), NULL if none. */
 const struct pk_evsel *pk_perfdata_evsel_of(const struct pk_perfdata *p, const void *rec,
 					    size_t len);
+/* Name @ev @name (from @src), keeping the old name until close; out of memory: warned, unchanged. */
 void pk_perfdata_evsel_rename(struct pk_perfdata *p, struct pk_evsel *ev, const char *name,
 			      enum pk_pd_name_src src);
 /* Apply EVENT_DESC names and tracepoint names from tracing data. */

@@ -247,7 +247,8 @@ uint32_t rp_entry_get(struct pk_report *r, const struct rp_keyctx *c)
 		memcpy(e->key, key, sizeof(key));
 		e->hash = h;
 		e->evsel = (uint32_t)key[0];
-		rp_entry_display(r, e, c);
+		if (rp_entry_display(r, e, c))
+			return UINT32_MAX;
 	}
 	r->ent_slots[i] = (uint32_t)r->nr_ent + 1;
 	return (uint32_t)r->nr_ent++;

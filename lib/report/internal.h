@@ -276,7 +276,8 @@ const struct rp_keydef *rp_keydef_find(const char *name);
 /* Fill the two key words and the display fields of @e for key @k. 0 or -ENOMEM. */
 int rp_key_compute(struct pk_report *r, const struct rp_keydef *k, const struct rp_keyctx *c,
 		   uint64_t out[2]);
-void rp_entry_display(struct pk_report *r, struct rp_entry *e, const struct rp_keyctx *c);
+/* The display fields of the new entry @e (its DSO name interned). 0 or -ENOMEM. */
+int rp_entry_display(struct pk_report *r, struct rp_entry *e, const struct rp_keyctx *c);
 /* Text of key @k for @e into @buf; returns its length. */
 size_t rp_key_text(const struct pk_report *r, const struct rp_keydef *k, const struct rp_entry *e,
 		   char *buf, size_t sz);

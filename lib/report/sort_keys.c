@@ -116,7 +116,10 @@ int rp_key_compute(struct pk_report *r, const struct rp_keydef *k, const struct 
 		out[0] = (uint32_t)(c->who ? c->who->tid : (int32_t)c->rs->s->tid);
 		break;
 	case RP_K_DSO:
-		out[0] = rp_dso_id(r, l);
+		id = rp_dso_id(r, l);
+		if (id == UINT32_MAX)
+			return -ENOMEM;
+		out[0] = id;
 		break;
 	case RP_K_SYM:
 	case RP_K_SYMOFF:
@@ -174,18 +177,19 @@ static char rp_level(const struct pk_location *l)
 	}
 }
 
-void rp_entry_display(struct pk_report *r, struct rp_entry *e, const struct rp_keyctx *c)
+int rp_entry_display(struct pk_report *r, struct rp_entry *e, const struct rp_keyctx *c)
 {
 	const struct pk_location *l = c->loc;
-	uint32_t id;
+	uint32_t id = rp_dso_id(r, l);
 
 	e->comm_id = c->comm_id;
 	e->pid = c->who ? c->who->pid : (int32_t)c->rs->s->pid;
 	e->tid = c->who ? c->who->tid : (int32_t)c->rs->s->tid;
 	e->thread = c->rs->thread;
 	e->cpu = (c->rs->s->present & PERF_SAMPLE_CPU) ? (int32_t)c->rs->s->cpu : -1;
-	id = rp_dso_id(r, l);
-	e->dso_id = id == UINT32_MAX ? 0 : id;
+	if (id == UINT32_MAX)
+		return -ENOMEM;
+	e->dso_id = id;
 	e->sym = l->sym;
 	e->inlined = c->inlined && l->sym;
 	e->ip = rp_unres_ip(c);
@@ -200,6 +204,7 @@ void rp_entry_display(struct pk_report *r, struct rp_entry *e, const struct rp_k
 		else if (k >= RP_K_MEM)
 			e->mem_id[k - RP_K_MEM] = (uint32_t)e->key[1 + 2 * i];
 	}
+	return 0;
 }
 
 /* The text of a key that prints as one stored string; NULL for the others. */

@@ -103,14 +103,14 @@ struct sym_dso *sym_dso_findnew(struct pk_symbols *s, const char *name, enum sym
 	if (d)
 		return d;
 	if ((!s->dso_hash || s->nr_dsos >= s->dso_hash_size) && dso_hash_grow(s))
-		return NULL;
+		return sym_out_of_memory(s);
 	d = calloc(1, sizeof(*d));
 	if (!d)
-		return NULL;
+		return sym_out_of_memory(s);
 	d->pub.name = sym_arena_strdup(&s->arena, name);
 	if (!d->pub.name) {
 		free(d);
-		return NULL;
+		return sym_out_of_memory(s);
 	}
 	d->kind = kind;
 	d->dwarf_fd = -1;
@@ -227,18 +227,24 @@ const struct pk_sym *sym_dso_find_sym(const struct sym_dso *d, uint64_t addr)
 	return NULL;
 }
 
+/*
+ * Read @d's symbols, once. Without them its addresses stay unresolved;
+ * where that is for want of memory, not of a symbol file, it is said.
+ */
 void sym_dso_load(struct pk_symbols *s, struct sym_dso *d)
 {
+	int err = 0;
+
 	if (d->pub.loaded)
 		return;
 	d->pub.loaded = 1;
 	switch (d->kind) {
 	case SYM_DSO_USER:
 	case SYM_DSO_VDSO:
-		sym_elf_load(s, d);
+		err = sym_elf_load(s, d);
 		break;
 	case SYM_DSO_KERNEL:
-		sym_kallsyms_load(s);
+		err = sym_kallsyms_load(s);
 		break;
 	case SYM_DSO_MODULE:
 		/* module symbols come from kallsyms, split off when the kernel loads */
@@ -249,11 +255,14 @@ void sym_dso_load(struct pk_symbols *s, struct sym_dso *d)
 		}
 		break;
 	case SYM_DSO_PERFMAP:
-		sym_perfmap_load(s, d);
+		err = sym_perfmap_load(s, d);
 		break;
 	default:
 		break;
 	}
+	if (err == -ENOMEM)
+		pk_log(PK_LOG_WARN, "'%s': out of memory reading its symbols: its addresses are shown "
+		       "unresolved", d->pub.name);
 }
 
 void sym_dso_free_all(struct pk_symbols *s)

@@ -127,8 +127,10 @@ static int ss_setup(struct symsrc *ss, const char *path, const struct sym_dso *d
 		}
 	}
 	ss->path = strdup(path);
-	if (!ss->path)
-		goto fail;
+	if (!ss->path) {
+		ss_close(ss);
+		return -ENOMEM;
+	}
 	return 0;
 fail:
 	ss_close(ss);
@@ -164,21 +166,25 @@ struct pick {
 	const struct sym_dso *d;
 	struct symsrc syms, runtime, dbg;
 	int have_syms, have_runtime, have_dbg;
+	int out_of_memory;        /* a candidate could not be looked at */
 };
 
 static int pick_fn(void *arg, const char *path, int is_binary)
 {
 	struct pick *p = arg;
 	struct symsrc ss;
-	int used = 0;
+	int used = 0, err;
 
 	(void)is_binary;
-	if (ss_open(&ss, path, p->d))
+	if ((err = ss_open(&ss, path, p->d))) {
+		p->out_of_memory |= err == -ENOMEM;
 		return 0;
+	}
 	if (!p->have_dbg && ss.has_debug_info) {
 		/* remember the first file with DWARF for srcline */
 		p->dbg.path = strdup(path);
 		p->have_dbg = p->dbg.path != NULL;
+		p->out_of_memory |= !p->have_dbg;
 	}
 	if (!p->have_syms && ss.symtab) {
 		p->syms = ss;
@@ -189,10 +195,11 @@ static int pick_fn(void *arg, const char *path, int is_binary)
 			/* the same file serves both roles: open it again for the runtime role */
 			struct symsrc again;
 
-			if (ss_open(&again, path, p->d) == 0) {
+			if ((err = ss_open(&again, path, p->d)) == 0) {
 				p->runtime = again;
 				p->have_runtime = 1;
 			}
+			p->out_of_memory |= err == -ENOMEM;
 		} else {
 			p->runtime = ss;
 			p->have_runtime = used = 1;
@@ -430,20 +437,25 @@ int sym_elf_load(struct pk_symbols *s, struct sym_dso *d)
 	if (!p.have_syms && !p.have_runtime && d->kind == SYM_DSO_VDSO &&
 	    !strcmp(d->pub.name, "[vdso]") && (d->pub.build_id_size || sym_same_kernel(s))) {
 		struct symsrc ss;
+		int r = ss_open_vdso(&ss, d);
 
-		if (ss_open_vdso(&ss, d) == 0) {
+		if (r == 0) {
 			if (ss.symtab || ss.dynsym) {
 				p.syms = ss;
 				p.have_syms = 1;
 			} else {
 				ss_close(&ss);
 			}
+		} else {
+			p.out_of_memory |= r == -ENOMEM;
 		}
 	}
 	syms = p.have_syms ? &p.syms : (p.have_runtime ? &p.runtime : NULL);
 	rt = p.have_runtime ? &p.runtime : syms;
-	if (p.have_dbg)
+	if (p.have_dbg) {
 		d->dwarf_file = sym_arena_strdup(&s->arena, p.dbg.path);
+		p.out_of_memory |= !d->dwarf_file;
+	}
 	free(p.dbg.path);
 	if (!syms)
 		goto out;
@@ -464,5 +476,6 @@ out:
 		ss_close(&p.syms);
 	if (p.have_runtime)
 		ss_close(&p.runtime);
-	return err;
+	/* a file that could not be looked at for want of memory: said by sym_dso_load */
+	return err ? err : p.out_of_memory ? -ENOMEM : 0;
 }

@@ -131,6 +131,7 @@ struct pk_symbols {
 	size_t nr_old, cap_old;
 	void (*on_dso_change)(void *ctx); /* pk_symbols_on_dso_change() */
 	void *on_dso_change_ctx;
+	int said_out_of_memory;       /* sym_out_of_memory() warned */
 };
 
 /* cpumode of a record's misc (PERF_RECORD_MISC_CPUMODE_MASK = 7) */
@@ -139,6 +140,12 @@ struct pk_symbols {
 #define CPUMODE_GUEST_KERNEL 4
 
 /* machine.c */
+/*
+ * A thread, map group, map or DSO could not be allocated: warned once, and
+ * the samples that would have used it are shown unresolved. NULL, for
+ * the caller to return.
+ */
+void *sym_out_of_memory(struct pk_symbols *s);
 struct sym_maps *sym_maps_new(struct pk_symbols *s);
 struct sym_map *sym_maps_find(const struct sym_maps *m, uint64_t ip);
 int sym_maps_insert(struct pk_symbols *s, struct sym_maps *m, struct sym_map *map);
@@ -170,7 +177,10 @@ int sym_dso_insert_sym(struct pk_symbols *s, struct sym_dso *d, uint64_t start, 
 void sym_dso_remove_sym(struct pk_symbols *s, struct sym_dso *d, uint64_t addr);
 
 /* elf_syms.c */
-/* Load .symtab/.dynsym (+PLT) of @d from its best symbol source. 0 or -errno. */
+/*
+ * Load .symtab/.dynsym (+PLT) of @d from its best symbol source. 0 or
+ * -errno; -ENOMEM also when a candidate file could not be looked at.
+ */
 int sym_elf_load(struct pk_symbols *s, struct sym_dso *d);
 /* Read the GNU build-id note of an ELF file. Returns its size (>0) or -errno. */
 int sym_elf_read_build_id(const char *path, uint8_t *bid, size_t max);

@@ -20,12 +20,21 @@
 
 /* ---- map groups ------------------------------------------------------------ */
 
+void *sym_out_of_memory(struct pk_symbols *s)
+{
+	if (!s->said_out_of_memory)
+		pk_log(PK_LOG_WARN, "out of memory following the recorded processes: some samples are "
+		       "shown without their thread, map or symbol");
+	s->said_out_of_memory = 1;
+	return NULL;
+}
+
 struct sym_maps *sym_maps_new(struct pk_symbols *s)
 {
 	struct sym_maps *m = calloc(1, sizeof(*m));
 
 	if (!m)
-		return NULL;
+		return sym_out_of_memory(s);
 	m->next = s->all_maps;
 	s->all_maps = m;
 	return m;
@@ -109,20 +118,20 @@ int sym_maps_insert(struct pk_symbols *s, struct sym_maps *m, struct sym_map *ma
 		if (map->pub.start > a->pub.start) {
 			before = map_clone(s, a);
 			if (!before)
-				return -ENOMEM;
+				goto nomem;
 			before->pub.end = map->pub.start;
 		}
 		if (map->pub.end < z->pub.end) {
 			after = map_clone(s, z);
 			if (!after)
-				return -ENOMEM;
+				goto nomem;
 			after->pub.start = map->pub.end;
 			after->pub.pgoff += map->pub.end - z->pub.start;
 		}
 	}
 	nr_new = 1 + !!before + !!after;
 	if (maps_reserve(m, nr_new))
-		return -ENOMEM;
+		goto nomem;
 	/* replace v[first, last) with before?, map, after? */
 	memmove(&m->v[first + nr_new], &m->v[last], (m->n - last) * sizeof(*m->v));
 	m->n = m->n - (last - first) + nr_new;
@@ -132,6 +141,9 @@ int sym_maps_insert(struct pk_symbols *s, struct sym_maps *m, struct sym_map *ma
 	if (after)
 		m->v[first] = after;
 	return 0;
+nomem:
+	sym_out_of_memory(s);
+	return -ENOMEM;
 }
 
 void sym_maps_remove(struct sym_maps *m, struct sym_map *map)
@@ -316,10 +328,10 @@ static struct sym_thread *thread_findnew(struct pk_symbols *s, int32_t pid, int3
 	if (!create)
 		return NULL;
 	if (s->nr_threads >= s->thr_hash_size && thr_hash_grow(s))
-		return NULL;
+		return sym_out_of_memory(s);
 	th = calloc(1, sizeof(*th));
 	if (!th)
-		return NULL;
+		return sym_out_of_memory(s);
 	th->pub.pid = pid;
 	th->pub.tid = tid;
 	th->pub.comm = "";
