@@ -252,8 +252,9 @@ PK_API void pk_perfdata_close(struct pk_perfdata *p);
 
 /*
  * Walk the records (once). Returns 0 at the end, the callback's non-zero
- * value, or a negative errno with @d set. In pipe mode header records that
- * arrive during the walk update evsels and features before later records.
+ * value (@fn is not called again after it), or a negative errno with @d
+ * set. In pipe mode header records that arrive during the walk update
+ * evsels and features before later records.
  */
 PK_API int pk_perfdata_foreach(struct pk_perfdata *p, pk_record_fn fn, void *ctx,
 			       struct pk_diag *d);

@@ -142,6 +142,7 @@ struct pk_perfdata {
 
 	/* walk state */
 	int walked;
+	int consumer_failed;        /* the caller's record function returned an error */
 	struct pk_perfdata_stats stats;
 	uint64_t *scratch;          /* one record, 8-byte aligned, native order */
 	size_t scratch_cap;         /* in u64 words */

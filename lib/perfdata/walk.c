@@ -64,7 +64,9 @@ int pk_perfdata_deliver(struct pk_perfdata *p, const struct perf_event_header *h
 		memset(&r.sample, 0, sizeof(r.sample));
 		r.sample.misc = h->misc;
 	}
-	return p->fn(p->ctx, &r);
+	ret = p->fn(p->ctx, &r);
+	p->consumer_failed |= ret != 0;
+	return ret;
 }
 
 static uint64_t *scratch_get(struct pk_perfdata *p, size_t size, struct pk_diag *d)
@@ -341,8 +343,11 @@ int pk_perfdata_foreach(struct pk_perfdata *p, pk_record_fn fn, void *ctx, struc
 	}
 	if (!r && p->opts.ordered)
 		r = pk_perfdata_order_flush(p, UINT64_MAX, d);
-	else if (r < 0 && p->opts.ordered) {
-		/* corrupt input: still deliver what was queued before it, keep the first error */
+	else if (r < 0 && p->opts.ordered && !p->consumer_failed) {
+		/*
+		 * corrupt input: still deliver what was queued before it, keep the
+		 * first error (not when the caller's function failed: it has stopped)
+		 */
 		struct pk_diag later;
 		int r2;
 

@@ -485,6 +485,50 @@ static void check_real_pipe(const char *rel)
 	walk_free(&b);
 }
 
+/* ---- a callback that fails ------------------------------------------------------- */
+
+struct failing {
+	size_t samples, fail_at, calls_after;
+};
+
+static int failing_cb(void *ctx, const struct pk_record *r)
+{
+	struct failing *f = ctx;
+
+	if (f->samples >= f->fail_at) {
+		f->calls_after++;
+		return -ENOMEM;
+	}
+	if (r->hdr->type == PERF_RECORD_SAMPLE && ++f->samples == f->fail_at)
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * The walk ends at the callback's first error and returns it: the records
+ * still queued for time order are not delivered after it (they were, as
+ * after corrupt input, and a caller that had stopped was called again).
+ */
+static void check_callback_error(const char *rel)
+{
+	struct pk_perfdata_opts o = { .sz = sizeof(o), .ordered = 1 };
+	struct failing f = { .fail_at = 10 };
+	struct pk_perfdata *p;
+	struct pk_diag d;
+	char full[4096];
+	int rc;
+
+	snprintf(full, sizeof(full), "%s/data/perf.data/%s", shared_dir(), rel);
+	pk_diag_init(&d);
+	if (!ok(pk_perfdata_open(full, &o, &p, &d) == 0, "%s: opens (%s)", rel, d.msg))
+		return;
+	rc = pk_perfdata_foreach(p, failing_cb, &f, &d);
+	ok(rc == -ENOMEM && f.samples == 10 && f.calls_after == 0,
+	   "%s: a callback failing at sample 10 ends the walk (rc %d, %zu calls after it)", rel, rc,
+	   f.calls_after);
+	pk_perfdata_close(p);
+}
+
 /* ---- byte-swapped file ------------------------------------------------------------ */
 
 static void check_swapped(void)
@@ -808,6 +852,8 @@ int main(void)
 	check_real_pipe("quipper/perf.data.hw_and_sw-3.4");
 	check_real_pipe("linux-perf-data/fibo.compressed2.pipe.data");
 	check_real_pipe("quipper/perf.data.piped.intel_pt-4.14");
+	check_callback_error("linux-perf-data/fibo.compressed2.pipe.data");
+	check_callback_error("quipper/perf.data.busy.1-3.8");
 	check_corruptions();
 	check_specifics();
 	check_old_header();
