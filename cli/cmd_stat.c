@@ -251,31 +251,24 @@ static int parse_id_list(const char *s, pid_t **out, size_t *n)
 
 	*out = NULL;
 	*n = 0;
-	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
+	if (!copy) {
+		cli_error("out of memory");
+		return -ENOMEM;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
 		long v;
 
 		if (parse_long(tok, &v) || v <= 0 || v > 0x7fffffff) {
 			cli_error("invalid id '%s' in '%s'", tok, s);
 			err = -EINVAL;
-			break;
+		} else if (pk_array_grow((void **)out, &cap, *n + 1, sizeof(**out), 8)) {
+			cli_error("out of memory");
+			err = -ENOMEM;
+		} else {
+			(*out)[(*n)++] = (pid_t)v;
 		}
-		if (*n == cap) {
-			pid_t *p = realloc(*out, (cap ? cap * 2 : 8) * sizeof(**out));
-
-			if (!p) {
-				err = -ENOMEM;
-				break;
-			}
-			*out = p;
-			cap = cap ? cap * 2 : 8;
-		}
-		(*out)[(*n)++] = (pid_t)v;
 	}
 	free(copy);
-	if (!copy || err == -ENOMEM) {
-		cli_error("out of memory");
-		return -ENOMEM;
-	}
 	if (!err && !*n) {
 		cli_error("no ids in '%s'", s);
 		err = -EINVAL;

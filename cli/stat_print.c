@@ -21,6 +21,11 @@
 #define EVENT_WIDTH 32
 #define METRIC_LEN 35
 #define NO_METRIC_PAD 28
+/* perf's blanks before a second metric line's value (new_line_std), 8 more with -A */
+#define EXTRA_LINE_PAD 49
+#define EXTRA_LINE_PAD_CPU 8
+/* The CSV fields a second metric line leaves empty: value, unit, event (then runtime, share). */
+#define EXTRA_LINE_EMPTY_FIELDS 3
 
 /* The event's display unit and the scale from counted to displayed value. */
 static const char *event_unit(const struct pk_event *ev, double *scale)
@@ -243,7 +248,7 @@ static void print_extra_line(const struct stat_printer *p, const struct stat_vie
 	if (p->fmt == FMT_CSV) {
 		char num[64];
 
-		for (int i = 0; i < 3 + aggr_columns(p->aggr); i++)
+		for (int i = 0; i < EXTRA_LINE_EMPTY_FIELDS + aggr_columns(p->aggr); i++)
 			fputs(p->sep, f);
 		metric_csv_value(&r->extra, num, sizeof(num));
 		fprintf(f, "%s%s%s%s\n", p->sep, num, p->sep, r->extra.unit);
@@ -252,7 +257,7 @@ static void print_extra_line(const struct stat_printer *p, const struct stat_vie
 		json_string(f, r->extra.unit);
 		fputs("}\n", f);
 	} else {
-		fprintf(f, "%*s", p->aggr == AGGR_CPU ? 8 + 49 : 49, "");
+		fprintf(f, "%*s", EXTRA_LINE_PAD + (p->aggr == AGGR_CPU ? EXTRA_LINE_PAD_CPU : 0), "");
 		print_metric_text(f, &r->extra, true);
 		print_text_tail(f, r);
 		fputc('\n', f);
