@@ -109,7 +109,7 @@ $(FAKE_PMU): tests/workload/pk-fake-pmu.c
 # (never sanitized: it stands in front of libc's allocator, which a sanitizer replaces)
 $(FAIL_ALLOC): tests/workload/pk-fail-alloc.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 $(WARN) -O1 -g -fno-builtin -shared -fPIC -o $@ $<
+	$(CC) -std=gnu11 $(WARN) -O1 -g -fno-builtin -shared -fPIC -o $@ $< -ldl
 
 # Tests: C unit tests and shell tests for the command, run by prove (TAP).
 test: all

@@ -56,8 +56,13 @@ int cli_reap_child(pid_t *pid, int *status);
 
 /* "perfkit: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* A library failure: "perfkit: 'subject': msg at offset N" and "hint: ..." lines. */
-void cli_diag(const struct pk_diag *d);
+/*
+ * A library call that failed with @err (a negative errno): "perfkit:
+ * 'subject': msg at offset N" and "hint: ..." lines, with @err's text for
+ * the message where the library gave none (an allocation deep inside that
+ * only returned -ENOMEM).
+ */
+void cli_diag(const struct pk_diag *d, int err);
 /* An event-spec failure, with the spec echoed and a caret under the offending character. */
 void cli_spec_error(const char *spec, const struct pk_diag *d);
 /* Install the library log callback that prints "perfkit: warning: ..." (verbosity 0..2). */

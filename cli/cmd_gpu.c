@@ -258,7 +258,7 @@ static int run_loop(struct gpu_run *r)
 				gpu_view_close(r->view);
 				r->view = NULL;
 			}
-			cli_diag(&d);
+			cli_diag(&d, err);
 			return 1;
 		}
 		s = pk_gpu_scanner_snapshot(r->sc);
@@ -318,7 +318,7 @@ static int cmd_gpu_top(int argc, char **argv)
 	so.pid = o.pid;
 	r.sc = pk_gpu_scanner_new(&so, &d);
 	if (!r.sc) {
-		cli_diag(&d);
+		cli_diag(&d, -errno);
 		return 2;
 	}
 	memset(&sa, 0, sizeof(sa));

@@ -183,12 +183,12 @@ static int rec_loop(struct rec_run *r)
 
 		pk_diag_init(&d);
 		if ((err = pk_gpu_scanner_refresh(r->sc, &d))) {
-			cli_diag(&d);
+			cli_diag(&d, err);
 			return 1;
 		}
 		pk_diag_init(&d);
 		if ((err = pk_gpu_rec_scan(r->rec, pk_gpu_scanner_snapshot(r->sc), &d))) {
-			cli_diag(&d);
+			cli_diag(&d, err);
 			return 1;
 		}
 		r->scans++;
@@ -246,8 +246,8 @@ int cmd_gpu_record(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (o.argv && pk_workload_prepare(&r.wl, o.argv, &d)) {
-		cli_diag(&d);
+	if (o.argv && (err = pk_workload_prepare(&r.wl, o.argv, &d))) {
+		cli_diag(&d, err);
 		return 2;
 	}
 	so.proc_root = o.proc_root;
@@ -261,14 +261,14 @@ int cmd_gpu_record(int argc, char **argv)
 	so.on_fdinfo_ctx = &r;
 	r.sc = pk_gpu_scanner_new(&so, &d);
 	if (!r.sc) {
-		cli_diag(&d);
+		cli_diag(&d, -errno);
 		pk_workload_abort(&r.wl);
 		return 2;
 	}
 	devs = pk_gpu_scanner_devices(r.sc, &n_devs);
 	r.rec = pk_gpu_rec_open(o.output, devs, n_devs, (uint64_t)(o.delay * 1e9), &d);
 	if (!r.rec) {
-		cli_diag(&d);
+		cli_diag(&d, -errno);
 		pk_gpu_scanner_free(r.sc);
 		pk_workload_abort(&r.wl);
 		return 2;
@@ -284,8 +284,8 @@ int cmd_gpu_record(int argc, char **argv)
 	status = rec_loop(&r);
 	ended_by_us = rec_end_child(&r);
 	pk_diag_init(&d);
-	if (pk_gpu_rec_close(r.rec, &d)) {
-		cli_diag(&d);
+	if ((err = pk_gpu_rec_close(r.rec, &d))) {
+		cli_diag(&d, err);
 		status = 1;
 	}
 	r.rec = NULL;
@@ -412,7 +412,7 @@ int cmd_gpu_report(int argc, char **argv)
 	} else if (err) {
 		if (!d.subject[0])
 			pk_diag_subject(&d, file);
-		cli_diag(&d);
+		cli_diag(&d, err);
 		status = 2;
 	} else {
 		r.buf.len = 0;

@@ -131,7 +131,7 @@ int cmd_gpu_serve(int argc, char **argv)
 	pk_diag_init(&d);
 	sc = pk_gpu_scanner_new(&so, &d);
 	if (!sc) {
-		cli_diag(&d);
+		cli_diag(&d, -errno);
 		return 2;
 	}
 	memset(&sa, 0, sizeof(sa));
@@ -146,7 +146,7 @@ int cmd_gpu_serve(int argc, char **argv)
 	err = pk_gpu_serve(sc, o.listen, &stop, on_ready, &rc, &d);
 	pk_gpu_scanner_free(sc);
 	if (err) {
-		cli_diag(&d);
+		cli_diag(&d, err);
 		return 2;
 	}
 	return 0;

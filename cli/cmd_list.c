@@ -113,7 +113,7 @@ static int walk(unsigned mask, struct list_state *st)
 	int err = pk_event_foreach(mask, NULL, print_info, st, &d);
 
 	if (err < 0)
-		cli_diag(&d);
+		cli_diag(&d, err);
 	return err;
 }
 

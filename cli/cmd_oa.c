@@ -274,11 +274,9 @@ static int cmd_oa_report(int argc, char **argv)
 	/* the timeline is built while the file is read (one pass over memory) */
 	err = pk_oa_timeline_read_file(path, is_stream ? &sd : NULL, &rec, &tl, &d);
 	if (err) {
-		if (!d.msg[0])
-			pk_diag_fail(&d, err, "%s", strerror(-err));
 		if (err == -ENODATA && !d.hint[0])
 			pk_diag_hint(&d, "a bare kernel stream is read when its device is given (--pci-id ID --topology S,SS,EU)");
-		cli_diag(&d);
+		cli_diag(&d, err);
 		return err == -ENOMEM ? 1 : 2;
 	}
 	{
@@ -290,7 +288,7 @@ static int cmd_oa_report(int argc, char **argv)
 		err = pk_oa_summary_init(&s, rec, &so, &d);
 	}
 	if (err) {
-		cli_diag(&d);
+		cli_diag(&d, err);
 		pk_oa_recording_free(rec);
 		return err == -ENOMEM ? 1 : 2;
 	}
@@ -303,7 +301,7 @@ static int cmd_oa_report(int argc, char **argv)
 	err = o.json ? pk_oa_summary_print_json(&s, stdout, o.per_report, &d)
 		     : pk_oa_summary_print(&s, stdout, o.per_report, &d);
 	if (err)
-		cli_diag(&d);
+		cli_diag(&d, err);
 	pk_oa_summary_release(&s);
 	pk_oa_recording_free(rec);
 	return err ? 1 : 0;
@@ -335,10 +333,11 @@ static int list_devices(const struct oa_cli *o)
 	struct pk_oa_card *cards;
 	struct pk_diag d;
 	size_t n;
+	int err;
 
 	pk_diag_init(&d);
-	if (pk_oa_cards_list(o->sys_root, &cards, &n, &d)) {
-		cli_diag(&d);
+	if ((err = pk_oa_cards_list(o->sys_root, &cards, &n, &d))) {
+		cli_diag(&d, err);
 		return -1;
 	}
 	if (!n)
@@ -371,10 +370,11 @@ static int list_file(const char *path)
 {
 	struct pk_oa_metrics *m;
 	struct pk_diag d;
+	int err;
 
 	pk_diag_init(&d);
-	if (pk_oa_metrics_load(path, &m, &d)) {
-		cli_diag(&d);
+	if ((err = pk_oa_metrics_load(path, &m, &d))) {
+		cli_diag(&d, err);
 		return -1;
 	}
 	printf("%s: %zu metric sets\n", path, pk_oa_metrics_n_sets(m));

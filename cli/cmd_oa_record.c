@@ -179,20 +179,21 @@ static int resolve_set(const struct rec_cli *o, const struct pk_oa_device *dev,
 	const struct pk_oa_set_info *set;
 	char path[4096];
 	struct pk_diag d;
+	int err;
 
 	*name = o->set;
 	*guid = o->guid;
 	if (o->guid || (o->metric_id && !o->metrics && !o->metrics_dir))
 		return 0;
 	pk_diag_init(&d);
-	if (pk_oa_metrics_path(o->metrics, o->metrics_dir, p->metrics, path, sizeof(path), &d)) {
-		cli_diag(&d);
+	if ((err = pk_oa_metrics_path(o->metrics, o->metrics_dir, p->metrics, path, sizeof(path), &d))) {
+		cli_diag(&d, err);
 		fprintf(stderr, "hint: give the metric file with --metrics FILE, or the set's GUID with --guid\n");
 		return -ENOENT;
 	}
-	if (pk_oa_metrics_load(path, m, &d)) {
-		cli_diag(&d);
-		return d.err ? d.err : -EINVAL;
+	if ((err = pk_oa_metrics_load(path, m, &d))) {
+		cli_diag(&d, err);
+		return err;
 	}
 	set = pk_oa_metrics_find_set(*m, o->set);
 	if (!set || !set->hw_config_guid) {
@@ -277,8 +278,8 @@ int cmd_oa_record(int argc, char **argv)
 	dopts.sys_root = o.sys_root;
 	dopts.dev_root = o.dev_root;
 	dopts.card = o.card;
-	if (pk_oa_device_open(&dopts, &dev, &d)) {
-		cli_diag(&d);
+	if ((err = pk_oa_device_open(&dopts, &dev, &d))) {
+		cli_diag(&d, err);
 		return 1;
 	}
 	if (resolve_set(&o, dev, &m, &name, &guid)) {
@@ -290,8 +291,8 @@ int cmd_oa_record(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	if (o.argv && pk_workload_prepare(&r.wl, o.argv, &d)) {
-		cli_diag(&d);
+	if (o.argv && (err = pk_workload_prepare(&r.wl, o.argv, &d))) {
+		cli_diag(&d, err);
 		status = 2;
 		goto out;
 	}
@@ -312,7 +313,7 @@ int cmd_oa_record(int argc, char **argv)
 		status = r.start_err == -EACCES ? 126 : 127;
 	}
 	if (err) {
-		cli_diag(&d);
+		cli_diag(&d, err);
 		status = 1;
 		if (!st.correlations)
 			goto out;

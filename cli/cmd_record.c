@@ -226,11 +226,11 @@ int cmd_record(int argc, char **argv)
 		if (o.events && err == -EINVAL && d.offset != PK_NO_OFFSET)
 			cli_spec_error(o.events, &d);
 		else
-			cli_diag(&d);
+			cli_diag(&d, err);
 		return 2;
 	}
 	if (st.write_error) {
-		cli_diag(&d);
+		cli_diag(&d, st.write_error);
 		cli_error("recording stopped early: the file holds every complete round up to the "
 			  "error");
 	}

@@ -280,7 +280,7 @@ static int run_export(struct report_cli *o, struct pk_session *ss, struct pk_dia
 		return 2;
 	}
 	if ((err = pk_export_new(&eo, &ex, d))) {
-		cli_diag(d);
+		cli_diag(d, err);
 		return 1;
 	}
 	*walk_err = pk_session_run(ss, on_export, NULL, ex, d);
@@ -302,7 +302,7 @@ static int run_export(struct report_cli *o, struct pk_session *ss, struct pk_dia
 		fflush(stdout);
 	pk_export_free(ex);
 	if (err) {
-		cli_diag(&wd);
+		cli_diag(&wd, err);
 		return 1;
 	}
 	return 0;
@@ -340,8 +340,8 @@ int cmd_report(int argc, char **argv)
 	if (err) {
 		if (!d.subject[0])
 			pk_diag_subject(&d, o.input);
-		cli_diag(&d);
-		return 2;
+		cli_diag(&d, err);
+		return err == -ENOMEM ? 1 : 2;
 	}
 
 	if (o.header || o.header_only) {
@@ -384,9 +384,9 @@ int cmd_report(int argc, char **argv)
 		struct pk_report *r = NULL;
 
 		if ((err = pk_report_new(&ro, &r, &d))) {
-			cli_diag(&d);
+			cli_diag(&d, err);
 			pk_session_close(ss);
-			return 2;
+			return err == -ENOMEM ? 1 : 2;
 		}
 		pk_report_setup(r, ss);
 		walk_err = pk_session_run(ss, on_report, NULL, r, &d);
@@ -396,10 +396,8 @@ int cmd_report(int argc, char **argv)
 		if (prog.shown)
 			fputs("\r                \r", stderr);
 		prog.shown = 0;
-		if (walk_err == -ENOMEM) {
-			cli_diag(&d);
-			rc = 1;
-		} else if ((err = pk_report_print(r, ss, stdout))) {
+		/* out of memory, the histogram is incomplete: no report (the error is said below) */
+		if (walk_err != -ENOMEM && (err = pk_report_print(r, ss, stdout))) {
 			cli_error("cannot print the report: %s", strerror(-err));
 			rc = 1;
 		}
@@ -411,10 +409,8 @@ int cmd_report(int argc, char **argv)
 	if (walk_err < 0) {
 		if (!d.subject[0])
 			pk_diag_subject(&d, o.input);
-		if (!d.msg[0])
-			snprintf(d.msg, sizeof(d.msg), "%s", strerror(-walk_err));
-		cli_diag(&d);
-		rc = 2;
+		cli_diag(&d, walk_err);
+		rc = walk_err == -ENOMEM ? 1 : 2;
 	}
 	pk_session_close(ss);
 	return rc;

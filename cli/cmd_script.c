@@ -147,7 +147,7 @@ int cmd_script(int argc, char **argv)
 	pk_diag_init(&d);
 	ret = pk_session_open(input, &sopts, &ss, &d);
 	if (ret < 0) {
-		cli_diag(&d);
+		cli_diag(&d, ret);
 		free(fields);
 		return 2;
 	}
@@ -162,14 +162,14 @@ int cmd_script(int argc, char **argv)
 	ret = pk_script_new(ss, &opts, stdout, &sc, &d);
 	if (ret < 0) {
 		fflush(stdout);
-		cli_diag(&d);
+		cli_diag(&d, ret);
 		status = 2;
 		goto out;
 	}
 	ret = pk_script_run(sc, &d);
 	if (ret < 0) {
 		fflush(stdout);
-		cli_diag(&d);
+		cli_diag(&d, ret);
 		status = ret == -EBADMSG || ret == -EINVAL || ret == -ENOENT ? 2 : 1;
 	}
 out:

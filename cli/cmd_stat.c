@@ -435,20 +435,30 @@ struct print_ctx {
 	bool *supported;
 };
 
-static void print_ctx_init(struct print_ctx *pc, const struct stat_printer *pr,
-			   const struct stat_target *t, const struct pk_counters *c)
+/* 0, or -ENOMEM with "out of memory" printed (@pc is then released). */
+static int print_ctx_init(struct print_ctx *pc, const struct stat_printer *pr,
+			  const struct stat_target *t, const struct pk_counters *c)
 {
 	size_t ne = pk_counters_nr_events(c);
 
 	pc->pr = pr;
 	pc->t = t;
 	pc->c = c;
-	pc->events = calloc(ne, sizeof(*pc->events));
-	pc->supported = calloc(ne, sizeof(*pc->supported));
-	for (size_t e = 0; pc->events && pc->supported && e < ne; e++) {
+	pc->events = calloc(ne ? ne : 1, sizeof(*pc->events));
+	pc->supported = calloc(ne ? ne : 1, sizeof(*pc->supported));
+	if (!pc->events || !pc->supported) {
+		free(pc->events);
+		free(pc->supported);
+		pc->events = NULL;
+		pc->supported = NULL;
+		cli_error("out of memory");
+		return -ENOMEM;
+	}
+	for (size_t e = 0; e < ne; e++) {
 		pc->events[e] = pk_counters_event(c, e);
 		pc->supported[e] = pk_counters_supported(c, e);
 	}
+	return 0;
 }
 
 static void print_ctx_release(struct print_ctx *pc)
@@ -529,7 +539,7 @@ static int print_interval(struct run_state *st, struct pk_counts *prev, struct p
 	pk_diag_init(&d);
 	err = pk_counters_read(st->c, &d);
 	if (err) {
-		cli_diag(&d);
+		cli_diag(&d, err);
 		return err;
 	}
 	aggregate(st->c, st->t, prev, units);
@@ -675,7 +685,7 @@ static int open_counters(const struct stat_opts *o, struct stat_target *t, pid_t
 	pk_diag_init(&d);
 	err = pk_counters_open(c, &o->events, &pt, &copts, &d);
 	if (err)
-		cli_diag(&d);
+		cli_diag(&d, err);
 	return err;
 }
 
@@ -693,7 +703,7 @@ static int run_once(const struct stat_opts *o, struct stat_target *t, struct sta
 	if (o->argv) {
 		err = pk_workload_prepare(&st.wl, o->argv, &d);
 		if (err) {
-			cli_diag(&d);
+			cli_diag(&d, err);
 			return err;
 		}
 	}
@@ -703,15 +713,18 @@ static int run_once(const struct stat_opts *o, struct stat_target *t, struct sta
 		pk_workload_abort(&st.wl);
 		return err;
 	}
+	if ((err = print_ctx_init(&st.pc, &o->pr, t, st.c))) {
+		pk_workload_abort(&st.wl);
+		goto out;
+	}
 	if (!follow_child && o->delay_ms == 0)
 		pk_counters_enable(st.c);
-	print_ctx_init(&st.pc, &o->pr, t, st.c);
 	st.start_ns = pk_now_ns();
 	if (o->argv) {
 		err = pk_workload_start(&st.wl, &d);
 		if (err) {
 			pk_diag_subject(&d, o->argv[0]);
-			cli_diag(&d);
+			cli_diag(&d, err);
 			res->status = (-err == EACCES ? 126 : 127) << 8;
 			res->have_status = true;
 			err = -ECHILD;
@@ -723,7 +736,7 @@ static int run_once(const struct stat_opts *o, struct stat_target *t, struct sta
 	if (!err && !o->interval_ms) {
 		err = pk_counters_read(st.c, &d);
 		if (err)
-			cli_diag(&d);
+			cli_diag(&d, err);
 		else
 			aggregate(st.c, t, NULL, res->unit_counts);
 	}
@@ -831,7 +844,8 @@ static int stat_main(struct stat_opts *o, struct stat_target *t, struct stat_con
 	{
 		struct print_ctx pc;
 
-		print_ctx_init(&pc, &o->pr, t, res.c);
+		if ((err = print_ctx_init(&pc, &o->pr, t, res.c)))
+			goto out;
 		stat_print_title(&o->pr, t->title, o->repeat);
 		print_view(&pc, sum, o->repeat > 1 ? noise : NULL, wall.mean * 1e9, false, 0);
 		stat_print_footer(&o->pr, &wall, o->repeat,
@@ -874,10 +888,11 @@ int cmd_stat(int argc, char **argv)
 		goto out;
 	if (o.control) {
 		struct pk_diag d;
+		int err;
 
 		pk_diag_init(&d);
-		if (stat_control_open(&ctl, o.control, &d)) {
-			cli_diag(&d);
+		if ((err = stat_control_open(&ctl, o.control, &d))) {
+			cli_diag(&d, err);
 			code = 2;
 			goto out;
 		}

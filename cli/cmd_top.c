@@ -362,7 +362,7 @@ int cmd_top(int argc, char **argv)
 	ro.clockid = -1;
 	err = pk_sampler_open(&r.s, &ro, 0, &d);
 	if (err) {
-		cli_diag(&d);
+		cli_diag(&d, err);
 		return err == -EINVAL || err == -ENOENT ? 2 : 1;
 	}
 	r.t = pk_top_new(NULL);

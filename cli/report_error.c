@@ -22,10 +22,16 @@ void cli_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-void cli_diag(const struct pk_diag *d)
+void cli_diag(const struct pk_diag *d, int err)
 {
+	struct pk_diag worded;
 	char buf[1024];
 
+	if (!d->msg[0] && !d->err && err < 0) {
+		worded = *d;
+		worded.err = err;
+		d = &worded;
+	}
 	cli_error("%s", pk_diag_str(d, buf, sizeof(buf)));
 	if (d->hint[0])
 		fprintf(stderr, "hint: %s\n", d->hint);

@@ -54,28 +54,38 @@ int pk_file_read_all(const char *path, struct pk_buf *b, size_t max)
 	return err;
 }
 
+/* Read straight into @buf: no allocation, so reading a sysfs number cannot run out of memory. */
 int pk_file_read_line(const char *path, char *buf, size_t sz)
 {
-	struct pk_buf b;
+	size_t len = 0;
 	char *nl;
-	int err;
+	int fd;
 
 	if (!sz)
 		return -EINVAL;
-	pk_buf_init(&b);
-	err = pk_file_read_all(path, &b, 65536);
-	if (err && err != -EFBIG) {
-		pk_buf_release(&b);
-		return err;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (len < sz - 1 && !memchr(buf, '\n', len)) {
+		ssize_t n = read(fd, buf + len, sz - 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = -errno;
+
+			close(fd);
+			return err;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
 	}
-	buf[0] = '\0';
-	if (b.data) {
-		nl = strchr(b.data, '\n');
-		if (nl)
-			*nl = '\0';
-		snprintf(buf, sz, "%s", b.data);
-	}
-	pk_buf_release(&b);
+	close(fd);
+	buf[len] = '\0';
+	nl = strchr(buf, '\n');
+	if (nl)
+		*nl = '\0';
 	return 0;
 }
 

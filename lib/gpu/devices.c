@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,10 +252,16 @@ static int cmp_device(const void *a, const void *b)
  * (pci_generic_error, the default, would exit the program).
  */
 static __thread jmp_buf *pci_escape;
+static __thread char pci_error[200];     /* what libpci said when it gave up */
 
 static void pci_quiet_error(char *msg, ...) __attribute__((noreturn));
 static void pci_quiet_error(char *msg, ...)
 {
+	va_list ap;
+
+	va_start(ap, msg);
+	vsnprintf(pci_error, sizeof(pci_error), msg, ap);
+	va_end(ap);
 	longjmp(*pci_escape, 1);
 }
 
@@ -281,8 +288,11 @@ static void lookup_pci_names(struct pk_gpu_device *devs, size_t n)
 	if (!any)
 		return;
 	pacc = pci_alloc();
-	if (!pacc)
+	if (!pacc) {
+		pk_log(PK_LOG_WARN, "cannot read the PCI id database: out of memory: devices are shown "
+		       "without their names");
 		return;
+	}
 	pacc->error = pci_quiet_error;
 	pacc->warning = pci_quiet_msg;
 	pacc->debug = pci_quiet_msg;
@@ -307,6 +317,9 @@ static void lookup_pci_names(struct pk_gpu_device *devs, size_t n)
 			if (s)
 				copy_name(d->device_name, sizeof(d->device_name), s);
 		}
+	} else {
+		pk_log(PK_LOG_WARN, "cannot read the PCI id database: %s: devices are shown without "
+		       "their names", pci_error);
 	}
 	pci_escape = NULL;
 	pci_cleanup(pacc);

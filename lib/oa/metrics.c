@@ -23,7 +23,12 @@
  *
  * Parsing never touches the network (XML_PARSE_NONET), never expands
  * external entities, and keeps libxml2 from printing (XML_PARSE_NOERROR,
- * NOWARNING): its first error is turned into a pk_diag with file and line.
+ * NOWARNING, and for its errors outside the parser, such as running out of
+ * memory while building a node, its structured error handler, taken for
+ * the load and given back): its first error is turned into a pk_diag with
+ * file and line, running out of memory into -ENOMEM. A document libxml2
+ * returns after running out of memory (without the attribute it could not
+ * copy) is never used.
  * Whitespace-only text is dropped and short text kept in the nodes
  * (NOBLANKS, COMPACT): fewer allocations, about 10 % of the load time.
  * Equations are checked later, when a set is compiled (eval.c).
@@ -105,7 +110,8 @@ PK_API void pk_oa_metrics_free(struct pk_oa_metrics *m)
 
 /*
  * Attribute @name of @node copied into the arena: *out NULL when absent.
- * 0 or -ENOMEM.
+ * 0 or -ENOMEM (xmlGetProp's NULL is also its copy failing: only an
+ * attribute xmlHasProp does not find is absent).
  */
 static int attr(struct pk_oa_metrics *m, xmlNode *node, const char *name, const char **out)
 {
@@ -113,7 +119,7 @@ static int attr(struct pk_oa_metrics *m, xmlNode *node, const char *name, const 
 
 	*out = NULL;
 	if (!v)
-		return 0;
+		return oa_xml.xmlHasProp(node, (const xmlChar *)name) ? -ENOMEM : 0;
 	*out = arena_strdup(m, (const char *)v);
 	oa_xml.free(v);
 	return *out ? 0 : -ENOMEM;
@@ -239,14 +245,19 @@ struct xml_source {
 	size_t len;
 	const char *name;
 	bool seen;
+	bool no_memory;                 /* libxml2 ran out of memory, at any time */
 	int line;
 	char msg[300];
+	xmlStructuredErrorFunc saved_handler;   /* the thread's, given back after the load */
+	void *saved_context;
 };
 
 static void note_xml_error(struct xml_source *x, const xmlError *e)
 {
 	size_t n;
 
+	if (e && e->code == XML_ERR_NO_MEMORY)
+		x->no_memory = true;
 	if (x->seen || !e || e->level < XML_ERR_ERROR)
 		return;
 	x->seen = true;
@@ -263,6 +274,23 @@ static void on_xml_error(void *arg, xmlErrorPtr e)
 }
 
 /*
+ * libxml2's errors outside a parser context (tree.c's "building
+ * attribute") go to the thread's structured handler: @x's for the load,
+ * then the one there was (xml_quiet_end).
+ */
+static void xml_quiet_begin(struct xml_source *x)
+{
+	x->saved_handler = *oa_xml.__xmlStructuredError();
+	x->saved_context = *oa_xml.__xmlStructuredErrorContext();
+	oa_xml.xmlSetStructuredErrorFunc(x, on_xml_error);
+}
+
+static void xml_quiet_end(struct xml_source *x)
+{
+	oa_xml.xmlSetStructuredErrorFunc(x->saved_context, x->saved_handler);
+}
+
+/*
  * The file is not well formed. The streaming reader's message is vaguer
  * than the whole-document parser's at the end of a truncated or empty file
  * ("Extra content at the end of the document" rather than "Premature end of
@@ -271,8 +299,11 @@ static void on_xml_error(void *arg, xmlErrorPtr e)
  */
 static int xml_failed(struct pk_diag *diag, struct xml_source *x, xmlTextReaderPtr r)
 {
-	xmlParserCtxtPtr ctxt = oa_xml.xmlNewParserCtxt();
+	xmlParserCtxtPtr ctxt;
 
+	if (x->no_memory)
+		return pk_diag_fail(diag, -ENOMEM, "out of memory");
+	ctxt = oa_xml.xmlNewParserCtxt();
 	if (ctxt) {
 		xmlDocPtr doc = oa_xml.xmlCtxtReadMemory(ctxt, x->buf, (int)x->len, x->name, NULL, XML_OPTIONS);
 
@@ -283,6 +314,8 @@ static int xml_failed(struct pk_diag *diag, struct xml_source *x, xmlTextReaderP
 		oa_xml.xmlFreeDoc(doc);
 		oa_xml.xmlFreeParserCtxt(ctxt);
 	}
+	if (x->no_memory)
+		return pk_diag_fail(diag, -ENOMEM, "out of memory");
 	if (x->seen)
 		return pk_diag_fail(diag, -EBADMSG, "line %d: %s", x->line, x->msg);
 	return pk_diag_fail(diag, -EBADMSG, "line %d: not well-formed XML",
@@ -322,7 +355,7 @@ static int read_sets(struct pk_oa_metrics *m, xmlTextReaderPtr r, struct xml_sou
 			if (!set)
 				return xml_failed(diag, x, r);
 			if ((err = load_set(m, set, diag)))
-				return err;
+				return x->no_memory ? xml_failed(diag, x, r) : err;
 			ret = oa_xml.xmlTextReaderNext(r);
 		} else if (oa_xml.xmlTextReaderNodeType(r) == XML_READER_TYPE_ELEMENT) {
 			ret = oa_xml.xmlTextReaderNext(r);
@@ -333,7 +366,7 @@ static int read_sets(struct pk_oa_metrics *m, xmlTextReaderPtr r, struct xml_sou
 	/* the rest of the document must be well formed too */
 	while (ret == 1)
 		ret = oa_xml.xmlTextReaderRead(r);
-	return ret == 0 && !x->seen ? 0 : xml_failed(diag, x, r);
+	return ret == 0 && !x->seen && !x->no_memory ? 0 : xml_failed(diag, x, r);
 }
 
 static struct pk_oa_metrics *metrics_new(const char *name)
@@ -348,23 +381,22 @@ static struct pk_oa_metrics *metrics_new(const char *name)
 }
 
 /* The whole file, a set at a time through the streaming reader. */
-static int load_all(const void *buf, size_t len, const char *name, struct pk_oa_metrics **out,
-		    struct pk_diag *diag)
+static int load_all(struct xml_source *x, struct pk_oa_metrics **out, struct pk_diag *diag)
 {
-	struct pk_oa_metrics *m = metrics_new(name);
-	struct xml_source x = { .buf = buf, .len = len, .name = name };
+	struct pk_oa_metrics *m = metrics_new(x->name);
 	xmlTextReaderPtr r;
 	int err;
 
 	if (!m)
-		return -ENOMEM;
-	r = oa_xml.xmlReaderForMemory(buf, (int)len, name, NULL, XML_OPTIONS);
+		return pk_diag_fail(diag, -ENOMEM, "out of memory");
+	x->seen = x->no_memory = false;
+	r = oa_xml.xmlReaderForMemory(x->buf, (int)x->len, x->name, NULL, XML_OPTIONS);
 	if (!r) {
 		pk_oa_metrics_free(m);
-		return -ENOMEM;
+		return pk_diag_fail(diag, -ENOMEM, "out of memory");
 	}
-	oa_xml.xmlTextReaderSetStructuredErrorHandler(r, on_xml_error, &x);
-	err = read_sets(m, r, &x, diag);
+	oa_xml.xmlTextReaderSetStructuredErrorHandler(r, on_xml_error, x);
+	err = read_sets(m, r, x, diag);
 	oa_xml.xmlFreeTextReader(r);
 	if (err) {
 		pk_oa_metrics_free(m);
@@ -375,33 +407,54 @@ static int load_all(const void *buf, size_t len, const char *name, struct pk_oa_
 }
 
 /*
+ * One set parsed from its bytes, @sp of @buf, and added to @m. A document
+ * libxml2 returns after an error (it goes on without the attribute it had
+ * no memory for) is refused.
+ */
+static int load_span(struct pk_oa_metrics *m, struct xml_source *x, const struct oa_set_span *sp)
+{
+	xmlParserCtxtPtr ctxt = oa_xml.xmlNewParserCtxt();
+	const xmlError *e;
+	xmlDocPtr doc;
+	int err;
+
+	if (!ctxt)
+		return -ENOMEM;
+	doc = oa_xml.xmlCtxtReadMemory(ctxt, (const char *)x->buf + sp->start, (int)(sp->end - sp->start),
+				       x->name, NULL, XML_OPTIONS);
+	e = oa_xml.xmlCtxtGetLastError(ctxt);
+	m->line_base = sp->line - 1;
+	if (!doc || (e && e->level >= XML_ERR_ERROR))
+		err = -EBADMSG;
+	else
+		err = load_set(m, oa_xml.xmlDocGetRootElement(doc), NULL);
+	if (x->no_memory || (e && e->code == XML_ERR_NO_MEMORY))
+		err = -ENOMEM;
+	oa_xml.xmlFreeDoc(doc);
+	oa_xml.xmlFreeParserCtxt(ctxt);
+	return err;
+}
+
+/*
  * Only the sets that may be @key's (metrics_scan.c), each parsed from its own
  * bytes. -ENOTSUP, or any failure, sends the caller to load_all(), which
  * words the errors with the whole file in view.
  */
-static int load_picked(const char *buf, size_t len, const char *name, const char *key,
-		       struct pk_oa_metrics **out)
+static int load_picked(struct xml_source *x, const char *key, struct pk_oa_metrics **out)
 {
 	struct oa_set_span *spans;
 	struct pk_oa_metrics *m;
 	size_t n;
-	int err = oa_metrics_scan_sets(buf, len, key, &spans, &n);
+	int err = oa_metrics_scan_sets(x->buf, x->len, key, &spans, &n);
 
 	if (err)
 		return err;
-	if (n == 0 || !(m = metrics_new(name))) {
+	if (n == 0 || !(m = metrics_new(x->name))) {
 		free(spans);
 		return n == 0 ? -ENOENT : -ENOMEM;
 	}
-	for (size_t i = 0; i < n && !err; i++) {
-		const struct oa_set_span *sp = &spans[i];
-		xmlDocPtr doc = oa_xml.xmlReadMemory(buf + sp->start, (int)(sp->end - sp->start), name, NULL,
-					      XML_OPTIONS);
-
-		m->line_base = sp->line - 1;
-		err = doc ? load_set(m, oa_xml.xmlDocGetRootElement(doc), NULL) : -EBADMSG;
-		oa_xml.xmlFreeDoc(doc);
-	}
+	for (size_t i = 0; i < n && !err; i++)
+		err = load_span(m, x, &spans[i]);
 	free(spans);
 	if (!err && !pk_oa_metrics_find_set(m, key))
 		err = -ENOENT;         /* only mentioned: the whole load says if the file is sound */
@@ -417,19 +470,20 @@ PK_API int pk_oa_metrics_load_buf_for(const void *buf, size_t len, const char *n
 				      const char *key, struct pk_oa_metrics **out,
 				      struct pk_diag *diag)
 {
+	struct xml_source x = { .buf = buf, .len = len, .name = name ? name : "(memory)" };
 	int err;
 
 	*out = NULL;
-	if (!name)
-		name = "(memory)";
-	pk_diag_subject(diag, name);
+	pk_diag_subject(diag, x.name);
 	if (len > INT_MAX || len > MAX_FILE_BYTES)
 		return pk_diag_fail(diag, -EFBIG, "metric file of %zu bytes is too large", len);
 	if ((err = oa_xml_open(diag)))
 		return err;
-	if (key && key[0] && load_picked(buf, len, name, key, out) == 0)
-		return 0;
-	return load_all(buf, len, name, out, diag);
+	xml_quiet_begin(&x);
+	if (!key || !key[0] || load_picked(&x, key, out) != 0)
+		err = load_all(&x, out, diag);
+	xml_quiet_end(&x);
+	return err;
 }
 
 PK_API int pk_oa_metrics_load_buf(const void *buf, size_t len, const char *name,

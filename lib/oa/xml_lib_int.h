@@ -29,7 +29,9 @@
 	F(xmlTextReaderGetParserLineNumber)                                     \
 	F(xmlTextReaderSetStructuredErrorHandler)                               \
 	F(xmlNewParserCtxt) F(xmlFreeParserCtxt) F(xmlCtxtReadMemory)           \
-	F(xmlCtxtGetLastError) F(xmlReadMemory) F(xmlFreeDoc)                   \
+	F(xmlCtxtGetLastError) F(xmlFreeDoc) F(xmlHasProp)                      \
+	F(xmlSetStructuredErrorFunc) F(__xmlStructuredError)                    \
+	F(__xmlStructuredErrorContext)                                          \
 	F(xmlDocGetRootElement) F(xmlGetProp) F(xmlGetLineNo) F(xmlMemGet)
 
 #define OA_XML_POINTER(fn) __typeof__(fn) *fn;

@@ -36,6 +36,7 @@ struct pk_script {
 	const void *tep_blob;        /* the blob @tep was built from */
 	struct trace_seq seq;
 	int seq_init;
+	int seq_failed;              /* libtraceevent ran out of memory in seq: warned */
 	uint8_t *scratch;
 	int data_src_maxlen;
 	struct pk_diag err;          /* failure found inside a callback */
@@ -150,8 +151,8 @@ static struct tep_handle *tracing(struct pk_script *sc, const void *blob, size_t
 			trace_seq_init(&sc->seq);
 			sc->seq_init = 1;
 		}
-		if (!sc->scratch)
-			sc->scratch = calloc(1, PK_TRACE_SCRATCH);
+		if (!sc->scratch && !(sc->scratch = calloc(1, PK_TRACE_SCRATCH)))
+			pk_log(PK_LOG_WARN, "out of memory: tracepoint fields will not be printed");
 	}
 	return sc->scratch ? sc->tep : NULL;
 }
@@ -342,9 +343,12 @@ int pk_script_sample(void *ctx, const struct pk_rsample *rs)
 	if ((f & PK_SF_TRACE) && s->raw) {
 		struct tep_handle *tep = tracing(sc, NULL, 0);
 
-		if (tep)
-			pk_tracing_print(tep, &sc->seq, sc->scratch, attr->config, cpu, s->raw,
-					 s->raw_size, o);
+		if (tep && pk_tracing_print(tep, &sc->seq, sc->scratch, attr->config, cpu, s->raw,
+					    s->raw_size, o) == -ENOMEM && !sc->seq_failed) {
+			sc->seq_failed = 1;
+			pk_log(PK_LOG_WARN, "out of memory printing tracepoint fields: they are left out "
+			       "or cut short from here on");
+		}
 	}
 	if (f & PK_SF_ADDR) {
 		pk_obuf_hex(o, s->addr, 16);

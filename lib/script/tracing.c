@@ -22,6 +22,7 @@
  * A blob that does not parse leaves trace output empty, with a warning.
  */
 #include <byteswap.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <event-parse.h>
@@ -90,8 +91,31 @@ static char *take_text(struct tcur *c, uint64_t n)
 	return t;
 }
 
+/*
+ * libtraceevent could not read the format @text of a tracepoint of @sys
+ * (a format it does not understand, or no memory: it reports some of its
+ * failed allocations as a bad format). The event's fields are not printed.
+ */
+static void warn_bad_format(struct tep_handle *tep, enum tep_errno err, const char *sys,
+			    const char *text)
+{
+	const char *name = strstr(text, "name: ");
+	char why[128];
+	int len = 0;
+
+	if (name) {
+		name += 6;
+		len = (int)strcspn(name, "\n");
+	}
+	if (tep_strerror(tep, err, why, sizeof(why)))
+		snprintf(why, sizeof(why), "error %d", (int)err);
+	pk_log(PK_LOG_WARN, "tracepoint '%s:%.*s': cannot read its format (%s): its fields will not "
+	       "be printed", sys, len > 64 ? 64 : len, name ? name : "?", why);
+}
+
 static int parse_formats(struct tep_handle *tep, struct tcur *c, const char *sys)
 {
+	enum tep_errno err;
 	uint32_t nr;
 
 	if (take_u32(c, &nr))
@@ -102,7 +126,9 @@ static int parse_formats(struct tep_handle *tep, struct tcur *c, const char *sys
 
 		if (take_u64(c, &size) || !(text = take_text(c, size)))
 			return -1;
-		tep_parse_event(tep, text, (unsigned long)size, sys);   /* a bad format skips that event only */
+		err = tep_parse_event(tep, text, (unsigned long)size, sys);
+		if (err)
+			warn_bad_format(tep, err, sys, text);
 		free(text);
 	}
 	return 0;
@@ -156,8 +182,11 @@ struct tep_handle *pk_tracing_parse(const void *blob, size_t len)
 	if (take_u32(&c, &page_size))
 		goto bad;
 	tep = tep_alloc();
-	if (!tep)
+	if (!tep) {
+		pk_log(PK_LOG_WARN, "out of memory reading the tracing data: tracepoint fields will not be "
+		       "printed");
 		return NULL;
+	}
 	tep_set_file_bigendian(tep, big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
 									      : TEP_LITTLE_ENDIAN);
@@ -213,19 +242,19 @@ void pk_tracing_free(struct tep_handle *tep)
 		tep_free(tep);
 }
 
-void pk_tracing_print(struct tep_handle *tep, struct trace_seq *seq, uint8_t *scratch,
-		      uint64_t id, int cpu, const void *raw, uint32_t raw_size, struct pk_obuf *o)
+int pk_tracing_print(struct tep_handle *tep, struct trace_seq *seq, uint8_t *scratch,
+		     uint64_t id, int cpu, const void *raw, uint32_t raw_size, struct pk_obuf *o)
 {
 	struct tep_record rec;
 	struct tep_event *ev;
 
 	if (!tep || !raw || id > INT32_MAX)
-		return;
+		return 0;
 	ev = tep_find_event(tep, (int)id);
 	if (!ev)
-		return;
+		return 0;
 	if (raw_size > PK_TRACE_SCRATCH / 2)
-		return;
+		return 0;
 	/*
 	 * libtraceevent reads fields at the offsets the format text gives,
 	 * __data_loc ones up to 64 KiB + 64 KiB past the start: print from a
@@ -242,4 +271,5 @@ void pk_tracing_print(struct tep_handle *tep, struct trace_seq *seq, uint8_t *sc
 	memset(scratch, 0, raw_size);
 	if (seq->buffer)
 		pk_obuf_write(o, seq->buffer, seq->len);
+	return seq->state == TRACE_SEQ__MEM_ALLOC_FAILED ? -ENOMEM : 0;
 }

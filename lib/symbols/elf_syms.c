@@ -90,10 +90,16 @@ int sym_elf_read_build_id(const char *path, uint8_t *bid, size_t max)
 	return r;
 }
 
-/* Check the ELF in ss->elf and find its symbol tables; closes @ss on failure. */
+/*
+ * Check the ELF in ss->elf and find its symbol tables; closes @ss on
+ * failure. -ENOMEM when libelf ran out of memory (it has no public error
+ * code for it, but its failed allocation left errno ENOMEM: the callers
+ * clear errno before elf_begin), else -ENOENT: not a usable ELF file.
+ */
 static int ss_setup(struct symsrc *ss, const char *path, const struct sym_dso *d)
 {
 	Elf_Scn *scn = NULL;
+	int err;
 
 	if (!ss->elf || elf_kind(ss->elf) != ELF_K_ELF || !gelf_getehdr(ss->elf, &ss->ehdr) ||
 	    elf_getshdrstrndx(ss->elf, &ss->shstrndx))
@@ -133,8 +139,9 @@ static int ss_setup(struct symsrc *ss, const char *path, const struct sym_dso *d
 	}
 	return 0;
 fail:
+	err = errno == ENOMEM ? -ENOMEM : -ENOENT;
 	ss_close(ss);
-	return -ENOENT;
+	return err;
 }
 
 static int ss_open(struct symsrc *ss, const char *path, const struct sym_dso *d)
@@ -143,6 +150,7 @@ static int ss_open(struct symsrc *ss, const char *path, const struct sym_dso *d)
 	ss->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (ss->fd < 0)
 		return -errno;
+	errno = 0;
 	ss->elf = elf_begin(ss->fd, ELF_C_READ_MMAP, NULL);
 	return ss_setup(ss, path, d);
 }
@@ -158,6 +166,7 @@ static int ss_open_vdso(struct symsrc *ss, const struct sym_dso *d)
 	err = sym_vdso_image(&ss->image, &size);
 	if (err)
 		return err;
+	errno = 0;
 	ss->elf = elf_memory(ss->image, size);
 	return ss_setup(ss, d->pub.name, d);
 }

@@ -130,6 +130,24 @@ static void test_files(void)
 	close(fd);
 	is_int(pk_file_read_s64(path, &sv), -EINVAL, "text is not a signed number");
 	is_int(pk_file_read_s64("/nonexistent/file", &sv), -ENOENT, "missing file is -ENOENT (signed)");
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ok(fd >= 0 && write(fd, "a line longer than the buffer\nnext\n", 35) == 35,
+	   "temp file rewritten with a long first line");
+	close(fd);
+	ok(!pk_file_read_line(path, line, sizeof(line)) && !strcmp(line, "a line longer t"),
+	   "a first line longer than the buffer is cut to it");
+	ok(!pk_file_read_line(path, line, 2) && !strcmp(line, "a"), "a buffer of 2 holds one byte");
+	is_int(pk_file_read_line(path, line, 0), -EINVAL, "a buffer of 0 is -EINVAL");
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ok(fd >= 0 && write(fd, "no newline", 10) == 10, "temp file rewritten without a newline");
+	close(fd);
+	ok(!pk_file_read_line(path, line, sizeof(line)) && !strcmp(line, "no newline"),
+	   "a last line without its newline is read");
+	fd = open(path, O_WRONLY | O_TRUNC);
+	close(fd);
+	ok(!pk_file_read_line(path, line, sizeof(line)) && !strcmp(line, ""), "an empty file is an empty line");
+	ok(!pk_file_read_line("/proc/self/stat", line, sizeof(line)) && strchr(line, '(') &&
+	   !strchr(line, '\n'), "procfs file of reported size 0: its first bytes");
 	unlink(path);
 }
 
