@@ -94,23 +94,21 @@ static char *take_text(struct tcur *c, uint64_t n)
 /*
  * libtraceevent could not read the format @text of a tracepoint of @sys
  * (a format it does not understand, or no memory: it reports some of its
- * failed allocations as a bad format). The event's fields are not printed.
+ * failed allocations as a bad format, and a bad name as no memory). The
+ * event's fields are not printed. (A format whose print line it cannot
+ * read is kept, and its lines say "[FAILED TO PARSE]".)
  */
 static void warn_bad_format(struct tep_handle *tep, enum tep_errno err, const char *sys,
 			    const char *text)
 {
-	const char *name = strstr(text, "name: ");
-	char why[128];
-	int len = 0;
+	char why[128], name[65] = "?";
 
-	if (name) {
-		name += 6;
-		len = (int)strcspn(name, "\n");
-	}
+	if (!strncmp(text, "name: ", 6))
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(text + 6, "\n"), text + 6);
 	if (tep_strerror(tep, err, why, sizeof(why)))
 		snprintf(why, sizeof(why), "error %d", (int)err);
-	pk_log(PK_LOG_WARN, "tracepoint '%s:%.*s': cannot read its format (%s): its fields will not "
-	       "be printed", sys, len > 64 ? 64 : len, name ? name : "?", why);
+	pk_log(PK_LOG_WARN, "tracepoint '%s:%s': libtraceevent cannot read its format (%s): its "
+	       "fields will not be printed", sys, name, why);
 }
 
 static int parse_formats(struct tep_handle *tep, struct tcur *c, const char *sys)

@@ -107,6 +107,17 @@ if record -e syscalls:sys_enter_write -o "$TMP/tp.data" -- "$W" --writes 7; then
 	compare "$TMP/tp.data" "tracepoint: default output like perf"
 	is "$("$PERFKIT" script -i "$TMP/tp.data" -F trace | grep -c 'count: 0x00000001')" 7 \
 		"tracepoint: 7 writes of 1 byte decoded by libtraceevent"
+	# a format libtraceevent cannot read (its ID line spoiled): the samples without their
+	# fields, and a warning that names the event (perf 6.1 refuses the whole file)
+	python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); k = b"name: sys_enter_write\nID: "
+assert d.count(k) == 1; open(sys.argv[2], "wb").write(d.replace(k, k.replace(b"ID", b"IX")))' \
+		"$TMP/tp.data" "$TMP/tp-bad.data"
+	"$PERFKIT" script -i "$TMP/tp-bad.data" >"$TMP/k" 2>"$TMP/k.err"
+	is "$?:$(grep -c 'sys_enter_write: *$' "$TMP/k")" "0:7" \
+		"tracepoint with an unreadable format: its 7 samples, without fields"
+	grep -q "warning: tracepoint 'syscalls:sys_enter_write': libtraceevent cannot read its format" \
+		"$TMP/k.err"
+	ok $? "tracepoint with an unreadable format: the warning names it"
 else
 	skip "tracepoint syscalls:sys_enter_write not available"
 fi
