@@ -63,6 +63,12 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * only returned -ENOMEM).
  */
 void cli_diag(const struct pk_diag *d, int err);
+/*
+ * The exit status of a command that failed with @err (a negative errno): 1
+ * when it ran out of memory (a run-time error), else 2 (a usage error, or
+ * input that cannot be read).
+ */
+int cli_status_of(int err);
 /* An event-spec failure, with the spec echoed and a caret under the offending character. */
 void cli_spec_error(const char *spec, const struct pk_diag *d);
 /* Install the library log callback that prints "perfkit: warning: ..." (verbosity 0..2). */

@@ -318,8 +318,9 @@ static int cmd_gpu_top(int argc, char **argv)
 	so.pid = o.pid;
 	r.sc = pk_gpu_scanner_new(&so, &d);
 	if (!r.sc) {
-		cli_diag(&d, -errno);
-		return 2;
+		err = -errno;
+		cli_diag(&d, err);
+		return cli_status_of(err);
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;   /* no SA_RESTART: sleeps end at once */

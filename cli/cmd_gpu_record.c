@@ -248,7 +248,7 @@ int cmd_gpu_record(int argc, char **argv)
 
 	if (o.argv && (err = pk_workload_prepare(&r.wl, o.argv, &d))) {
 		cli_diag(&d, err);
-		return 2;
+		return cli_status_of(err);
 	}
 	so.proc_root = o.proc_root;
 	so.sys_root = o.sys_root;
@@ -261,17 +261,19 @@ int cmd_gpu_record(int argc, char **argv)
 	so.on_fdinfo_ctx = &r;
 	r.sc = pk_gpu_scanner_new(&so, &d);
 	if (!r.sc) {
-		cli_diag(&d, -errno);
+		err = -errno;
+		cli_diag(&d, err);
 		pk_workload_abort(&r.wl);
-		return 2;
+		return cli_status_of(err);
 	}
 	devs = pk_gpu_scanner_devices(r.sc, &n_devs);
 	r.rec = pk_gpu_rec_open(o.output, devs, n_devs, (uint64_t)(o.delay * 1e9), &d);
 	if (!r.rec) {
-		cli_diag(&d, -errno);
+		err = -errno;
+		cli_diag(&d, err);
 		pk_gpu_scanner_free(r.sc);
 		pk_workload_abort(&r.wl);
-		return 2;
+		return cli_status_of(err);
 	}
 	if (o.argv && (err = pk_workload_start(&r.wl, &d))) {
 		cli_error("'%s': %s", o.argv[0], d.msg);
@@ -413,7 +415,7 @@ int cmd_gpu_report(int argc, char **argv)
 		if (!d.subject[0])
 			pk_diag_subject(&d, file);
 		cli_diag(&d, err);
-		status = 2;
+		status = cli_status_of(err);
 	} else {
 		r.buf.len = 0;
 		if (!r.json)

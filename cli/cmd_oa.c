@@ -277,7 +277,7 @@ static int cmd_oa_report(int argc, char **argv)
 		if (err == -ENODATA && !d.hint[0])
 			pk_diag_hint(&d, "a bare kernel stream is read when its device is given (--pci-id ID --topology S,SS,EU)");
 		cli_diag(&d, err);
-		return err == -ENOMEM ? 1 : 2;
+		return cli_status_of(err);
 	}
 	{
 		PK_OA_SUMMARY_OPTS(so, .metrics_file = o.metrics, .metrics_dir = o.metrics_dir,
@@ -290,7 +290,7 @@ static int cmd_oa_report(int argc, char **argv)
 	if (err) {
 		cli_diag(&d, err);
 		pk_oa_recording_free(rec);
-		return err == -ENOMEM ? 1 : 2;
+		return cli_status_of(err);
 	}
 	if (s.uuid_mismatch && o.json)
 		cli_error("warning: '%s': recorded with metric set uuid '%s', the metric file's is '%s'",
@@ -366,6 +366,7 @@ static int list_devices(const struct oa_cli *o)
 	return 0;
 }
 
+/* The sets of one metric file. The exit status: 0, 1 out of memory, 2 a file that cannot be read. */
 static int list_file(const char *path)
 {
 	struct pk_oa_metrics *m;
@@ -375,7 +376,7 @@ static int list_file(const char *path)
 	pk_diag_init(&d);
 	if ((err = pk_oa_metrics_load(path, &m, &d))) {
 		cli_diag(&d, err);
-		return -1;
+		return cli_status_of(err);
 	}
 	printf("%s: %zu metric sets\n", path, pk_oa_metrics_n_sets(m));
 	for (size_t i = 0; i < pk_oa_metrics_n_sets(m); i++) {
@@ -399,12 +400,14 @@ static int list_dir(const char *dirpath, bool given)
 	struct dirent *e;
 	char **names = NULL;
 	size_t n = 0, cap = 0;
-	int bad = 0;
+	int status = 0;
 
 	if (!dir) {
 		if (given) {
-			cli_error("'%s': %s", dirpath, strerror(errno));
-			return 2;
+			int err = -errno;
+
+			cli_error("'%s': %s", dirpath, strerror(-err));
+			return cli_status_of(err);
 		}
 		printf("no metric files: %s: %s (give --metrics FILE or --metrics-dir DIR)\n", dirpath,
 		       strerror(errno));
@@ -427,11 +430,13 @@ static int list_dir(const char *dirpath, bool given)
 	if (n)
 		qsort(names, n, sizeof(*names), by_name);
 	for (size_t i = 0; i < n; i++) {
-		bad |= list_file(names[i]) != 0;
+		int st = list_file(names[i]);
+
+		status = st > status ? st : status;
 		free(names[i]);
 	}
 	free(names);
-	return bad ? 2 : 0;
+	return status;
 }
 
 static int cmd_oa_list(int argc, char **argv)
@@ -450,12 +455,11 @@ static int cmd_oa_list(int argc, char **argv)
 	if (list_devices(&o))
 		return 2;
 	if (o.metrics)
-		return list_file(o.metrics) ? 2 : 0;
+		return list_file(o.metrics);
 	if (o.metrics_dir)
 		return list_dir(o.metrics_dir, true);
 	if (env && *env)
-		return stat(env, &st) == 0 && S_ISREG(st.st_mode) ? (list_file(env) ? 2 : 0)
-								     : list_dir(env, true);
+		return stat(env, &st) == 0 && S_ISREG(st.st_mode) ? list_file(env) : list_dir(env, true);
 	return list_dir(PK_OA_METRICS_DIR, false);
 }
 

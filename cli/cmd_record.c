@@ -227,7 +227,7 @@ int cmd_record(int argc, char **argv)
 			cli_spec_error(o.events, &d);
 		else
 			cli_diag(&d, err);
-		return 2;
+		return cli_status_of(err);
 	}
 	if (st.write_error) {
 		cli_diag(&d, st.write_error);

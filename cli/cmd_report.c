@@ -341,7 +341,7 @@ int cmd_report(int argc, char **argv)
 		if (!d.subject[0])
 			pk_diag_subject(&d, o.input);
 		cli_diag(&d, err);
-		return err == -ENOMEM ? 1 : 2;
+		return cli_status_of(err);
 	}
 
 	if (o.header || o.header_only) {
@@ -386,7 +386,7 @@ int cmd_report(int argc, char **argv)
 		if ((err = pk_report_new(&ro, &r, &d))) {
 			cli_diag(&d, err);
 			pk_session_close(ss);
-			return err == -ENOMEM ? 1 : 2;
+			return cli_status_of(err);
 		}
 		pk_report_setup(r, ss);
 		walk_err = pk_session_run(ss, on_report, NULL, r, &d);
@@ -410,7 +410,7 @@ int cmd_report(int argc, char **argv)
 		if (!d.subject[0])
 			pk_diag_subject(&d, o.input);
 		cli_diag(&d, walk_err);
-		rc = walk_err == -ENOMEM ? 1 : 2;
+		rc = cli_status_of(walk_err);
 	}
 	pk_session_close(ss);
 	return rc;

@@ -149,7 +149,7 @@ int cmd_script(int argc, char **argv)
 	if (ret < 0) {
 		cli_diag(&d, ret);
 		free(fields);
-		return 2;
+		return cli_status_of(ret);
 	}
 	if (header) {
 		struct pk_buf b;
@@ -163,7 +163,7 @@ int cmd_script(int argc, char **argv)
 	if (ret < 0) {
 		fflush(stdout);
 		cli_diag(&d, ret);
-		status = 2;
+		status = cli_status_of(ret);
 		goto out;
 	}
 	ret = pk_script_run(sc, &d);

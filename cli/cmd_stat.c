@@ -159,7 +159,7 @@ static int parse_options(int argc, char **argv, struct stat_opts *o, int *exit_c
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt;
+	int opt, err;
 	long v;
 
 	o->repeat = 1;
@@ -170,8 +170,8 @@ static int parse_options(int argc, char **argv, struct stat_opts *o, int *exit_c
 	while ((opt = getopt_long(argc, argv, "+e:aC:p:t:Air:I:x:jo:BD:vh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
-			if (parse_events(o, optarg))
-				return *exit_code = 2;
+			if ((err = parse_events(o, optarg)))
+				return *exit_code = cli_status_of(err);
 			break;
 		case 'a': o->system_wide = true; break;
 		case 'C': o->cpu_list = optarg; o->system_wide = true; break;
@@ -339,7 +339,7 @@ static int build_target(const struct stat_opts *o, struct stat_target *t)
 				cli_spec_error(o->cpu_list, &d);
 			else
 				cli_error("cannot read the online CPUs: %s", strerror(-n));
-			return 2;
+			return cli_status_of(n);
 		}
 		t->nr_cpus = (size_t)n;
 		if (o->cpu_list)
@@ -348,7 +348,7 @@ static int build_target(const struct stat_opts *o, struct stat_target *t)
 			snprintf(t->title, sizeof(t->title), "'system wide'");
 	} else if (o->pid_list) {
 		if ((err = parse_id_list(o->pid_list, &t->pids, &t->nr_pids)))
-			return err == -ENOMEM ? 1 : 2;
+			return cli_status_of(err);
 		for (size_t i = 0; i < t->nr_pids; i++) {
 			pid_t *tids;
 
@@ -367,7 +367,7 @@ static int build_target(const struct stat_opts *o, struct stat_target *t)
 		snprintf(t->title, sizeof(t->title), "process id '%s'", o->pid_list);
 	} else if (o->tid_list) {
 		if ((err = parse_id_list(o->tid_list, &t->tids, &t->nr_tids)))
-			return err == -ENOMEM ? 1 : 2;
+			return cli_status_of(err);
 		snprintf(t->title, sizeof(t->title), "thread id '%s'", o->tid_list);
 	} else {
 		size_t len = 0;
@@ -765,6 +765,7 @@ static int exit_status_of(const struct run_result *res)
 	return 1;
 }
 
+/* The -o file (with perf's "# started on" line), or stderr; NULL (errno set) with the message printed. */
 static FILE *open_output(const struct stat_opts *o)
 {
 	FILE *f;
@@ -774,7 +775,10 @@ static FILE *open_output(const struct stat_opts *o)
 		return stderr;
 	f = fopen(o->output, "w");
 	if (!f) {
-		cli_error("cannot write '%s': %s", o->output, strerror(errno));
+		int err = errno;
+
+		cli_error("cannot write '%s': %s", o->output, strerror(err));
+		errno = err;
 		return NULL;
 	}
 	now = time(NULL);
@@ -893,13 +897,13 @@ int cmd_stat(int argc, char **argv)
 		pk_diag_init(&d);
 		if ((err = stat_control_open(&ctl, o.control, &d))) {
 			cli_diag(&d, err);
-			code = 2;
+			code = cli_status_of(err);
 			goto out;
 		}
 	}
 	o.pr.out = open_output(&o);
 	if (!o.pr.out) {
-		code = 2;
+		code = cli_status_of(-errno);
 		goto out;
 	}
 	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {

@@ -4,6 +4,7 @@
  * knows the fix; event specs are echoed with a caret under the offending
  * character. Library warnings arrive through the log callback installed here.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +36,11 @@ void cli_diag(const struct pk_diag *d, int err)
 	cli_error("%s", pk_diag_str(d, buf, sizeof(buf)));
 	if (d->hint[0])
 		fprintf(stderr, "hint: %s\n", d->hint);
+}
+
+int cli_status_of(int err)
+{
+	return err == -ENOMEM ? 1 : 2;
 }
 
 void cli_spec_error(const char *spec, const struct pk_diag *d)

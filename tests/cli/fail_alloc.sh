@@ -4,8 +4,10 @@
 # each command below, a first run counts its allocations, then the command is
 # run once per allocation with that one failing. Every run must end by itself
 # (no signal: no crash, no double free, no abort; no hang); a run that fails
-# must say why on stderr; one that exits 0 may have warned but not reported an
-# error. Beyond that, by the command's mode:
+# must say why on stderr, and exit 1 if it says it ran out of memory (DESIGN.md:
+# 1 is a run-time error, 2 a usage error or input that cannot be read) and never
+# word its error as errno 0 ("Success"); one that exits 0 may have warned but not
+# reported an error. Beyond that, by the command's mode:
 #   exact   exit 0: the output is what the run without failures printed (the
 #           failure was worked around, not papered over);
 #   honest  exit 0: the same output, or a warning that says what is missing
@@ -64,6 +66,9 @@ sweep() {
 			why="allocation $i: status $rc: $(tail -c 200 "$TMP/err")"
 		elif [ "$rc" -ne 0 ] && [ "$rc" -ne "$refrc" ] && [ ! -s "$TMP/err" ]; then
 			why="allocation $i: status $rc and no message"
+		elif [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ] &&
+			grep -q -i "out of memory\|cannot allocate memory" "$TMP/err"; then
+			why="allocation $i: out of memory, status $rc, not 1: $(head -c 200 "$TMP/err")"
 		elif grep -q ": Success" "$TMP/err"; then
 			why="allocation $i: an error worded as errno 0: $(head -c 200 "$TMP/err")"
 		elif [ "$rc" -eq 0 ] && grep -v "warning:" "$TMP/err" | grep -q "memory"; then
