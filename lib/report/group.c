@@ -298,7 +298,8 @@ int rp_group_print(struct pk_report *r, struct pk_session *ss, uint32_t leader,
 				const struct rp_entry *e = rp_row_ent(row, k);
 				uint64_t v = e ? (pass ? e->self : e->acc) : 0;
 
-				fprintf(out, "%7.2f%%", total[k] ? (double)v * 100.0 / (double)total[k] : 0.0);
+				/* perf's " %*.2f%%": a value wider than 7 keeps its blank */
+				fprintf(out, " %6.2f%%", total[k] ? (double)v * 100.0 / (double)total[k] : 0.0);
 			}
 		}
 		if (r->o.show_nr_samples) {

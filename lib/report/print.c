@@ -1,7 +1,7 @@
 /*
  * perf report --stdio's layout: the preamble, per event the "# Samples" and
  * "# Event count (approx.)" lines, the column titles and dot rulers sized to
- * the widest value, one line per entry (percentages "%7.2f%%", sort-key
+ * the widest value, one line per entry (percentages " %6.2f%%", sort-key
  * columns left-aligned, the symbol unpadded when it is the last column),
  * the call graph under each entry, and the closing lines.
  */
@@ -124,10 +124,11 @@ static int rp_print_event(struct pk_report *r, struct pk_session *ss, size_t idx
 
 		if ((r->children ? acc : self) < r->o.percent_limit)
 			continue;
+		/* perf's " %*.2f%%" in a column of 8: a wider value keeps its leading blank */
 		if (r->children)
-			fprintf(out, "  %7.2f%%  %7.2f%%", acc, self);
+			fprintf(out, "   %6.2f%%   %6.2f%%", acc, self);
 		else
-			fprintf(out, "  %7.2f%%", self);
+			fprintf(out, "   %6.2f%%", self);
 		if (r->o.show_nr_samples)
 			fprintf(out, "  %12" PRIu64, e->nr_self);
 		rp_print_keys(r, e, width, out);

@@ -11,6 +11,21 @@ W="$PK_WORKLOAD"
 # drop perf's closing tip (random, or a note that tips.txt is missing)
 notip() { grep -v -e '^# (Tip:' -e '^# (Cannot load tips.txt' -e '^$'; }
 
+# report_is_perfs NAME FILE ARGS...: perfkit report --stdio ARGS prints what perf prints
+# (both in $TMP/perf.out and $TMP/pk.out); 1 if not
+report_is_perfs() {
+	local name=$1 f=$2
+	shift 2
+	perf report --stdio "$@" -i "$f" 2>/dev/null | notip >"$TMP/perf.out"
+	"$PERFKIT" report --stdio "$@" -i "$f" 2>/dev/null | notip >"$TMP/pk.out"
+	if [ -s "$TMP/perf.out" ] && cmp -s "$TMP/perf.out" "$TMP/pk.out"; then
+		pass "$name"
+	else
+		fail "$name" "$(diff "$TMP/perf.out" "$TMP/pk.out" | head -6 | tr '\n' '|')"
+		return 1
+	fi
+}
+
 for ev in 'cpu-clock:S' 'cpu-clock:S,task-clock' '{cpu-clock,task-clock}:S' '{cpu-clock,task-clock,page-faults}:S'; do
 	for rec in perf "$PERFKIT"; do
 		tag="$(basename "$rec") record -g -e $ev"
@@ -21,14 +36,8 @@ for ev in 'cpu-clock:S' 'cpu-clock:S,task-clock' '{cpu-clock,task-clock}:S' '{cp
 		perf evlist -i "$TMP/s.data" >/dev/null 2>"$TMP/evlist.err"
 		[ ! -s "$TMP/evlist.err" ]; ok $? "$tag: perf reads the file"
 		for args in "--no-children" "--children" "--no-children --sort dso,sym -g none"; do
-			perf report --stdio $args -i "$TMP/s.data" 2>/dev/null | notip >"$TMP/perf.out"
-			"$PERFKIT" report --stdio $args -i "$TMP/s.data" 2>/dev/null | notip >"$TMP/pk.out"
-			if [ -s "$TMP/perf.out" ] && cmp -s "$TMP/perf.out" "$TMP/pk.out"; then
-				pass "$tag: report $args is perf's"
-			else
-				fail "$tag: report $args is perf's" "$(diff "$TMP/perf.out" "$TMP/pk.out" | head -6 | tr '\n' '|')"
+			report_is_perfs "$tag: report $args is perf's" "$TMP/s.data" $args ||
 				keep_files sample-read "$TMP/s.data" "$TMP/perf.out" "$TMP/pk.out"
-			fi
 		done
 		perf script -F comm,tid,time,period,event,ip,sym -i "$TMP/s.data" >"$TMP/perf.scr" 2>/dev/null
 		"$PERFKIT" script -F comm,tid,time,period,event,ip,sym -i "$TMP/s.data" >"$TMP/pk.scr" 2>/dev/null
@@ -39,4 +48,15 @@ for ev in 'cpu-clock:S' 'cpu-clock:S,task-clock' '{cpu-clock,task-clock}:S' '{cp
 		fi
 	done
 done
+
+# A read value that went back (two tasks' values under one id, as perf 6.1 counts them): a
+# period of 2^64 - 6,040,718 and a share of 29,129,981,596,715.38 %, printed by perf with the
+# leading blank of its " %*.2f%%" (a fixture: such a recording happens now and then)
+F=$(dirname "$0")/../fixtures/perfdata/sample-read-backwards.data
+report_is_perfs "a period that wraps: report --children --sort dso,sym is perf's" "$F" \
+	--children --sort dso,sym -g none
+report_is_perfs "a period that wraps: report --no-children --sort sym is perf's" "$F" \
+	--no-children --sort sym -g none
+grep -q '^   29129981596715\.38%' "$TMP/perf.out"
+ok $? "a period that wraps: perf prints its share of 29129981596715.38 %"
 done_testing
