@@ -325,7 +325,7 @@ static struct pk_oa_metrics *platform_metrics(const struct oa_cli *o, const stru
 
 /*
  * The i915 cards (sysfs) and the metric sets each one's kernel offers, named
- * from the platform's metric file when there is one.
+ * from the platform's metric file when there is one. 0, or the exit status.
  */
 static int list_devices(const struct oa_cli *o)
 {
@@ -338,7 +338,7 @@ static int list_devices(const struct oa_cli *o)
 	pk_diag_init(&d);
 	if ((err = pk_oa_cards_list(o->sys_root, &cards, &n, &d))) {
 		cli_diag(&d, err);
-		return -1;
+		return cli_status_of(err);
 	}
 	if (!n)
 		printf("no i915 device on this machine (OA capture needs one; reports work anywhere)\n");
@@ -452,8 +452,8 @@ static int cmd_oa_list(int argc, char **argv)
 		cli_error("unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
-	if (list_devices(&o))
-		return 2;
+	if ((err = list_devices(&o)))
+		return err;
 	if (o.metrics)
 		return list_file(o.metrics);
 	if (o.metrics_dir)

@@ -141,8 +141,6 @@ int pk_oa_summary_init(struct pk_oa_summary *s, const struct pk_oa_recording *re
 	return 0;
 fail:
 	pk_oa_summary_release(s);
-	if (diag && !diag->msg[0])      /* an allocation that failed said nothing itself */
-		pk_diag_fail(diag, err, "%s", strerror(-err));
 	return err;
 }
 

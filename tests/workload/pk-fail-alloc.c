@@ -36,26 +36,10 @@ void *__libc_calloc(size_t n, size_t size);
 void *__libc_realloc(void *p, size_t size);
 void *__libc_memalign(size_t align, size_t size);
 
-static uintptr_t text_lo, text_hi;      /* the main program's executable segments */
+static int active;                      /* this program is perfkit */
 static unsigned long fail_at;           /* 0: none */
 static unsigned long counted;
 static const char *also_libs;           /* $PK_FAIL_ALLOC_LIBS */
-
-static int main_program_text(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-			continue;
-		if (!text_lo || lo < text_lo)
-			text_lo = lo;
-		if (lo + ph->p_memsz > text_hi)
-			text_hi = lo + ph->p_memsz;
-	}
-	return 1;   /* the first object is the main program: stop there */
-}
 
 /* Only perfkit counts: not a wrapper such as timeout(1), nor the commands perfkit runs. */
 __attribute__((constructor)) static void fail_alloc_init(void)
@@ -73,9 +57,7 @@ __attribute__((constructor)) static void fail_alloc_init(void)
 		return;
 	fail_at = n ? strtoul(n, NULL, 10) : 0;
 	also_libs = getenv("PK_FAIL_ALLOC_LIBS");
-	if (also_libs && !*also_libs)
-		also_libs = NULL;
-	dl_iterate_phdr(main_program_text, NULL);
+	active = 1;
 }
 
 __attribute__((destructor)) static void fail_alloc_report(void)
@@ -92,21 +74,27 @@ __attribute__((destructor)) static void fail_alloc_report(void)
 	close(fd);
 }
 
-/* The code of one loaded object, and whether $PK_FAIL_ALLOC_LIBS names it. */
+/* One executable segment of a loaded object, and whether calls from it count. */
 struct code_range {
 	uintptr_t lo, hi;
-	int listed;
+	int counts;
 };
 
-static struct code_range ranges[64];    /* the objects calls came from so far */
+static struct code_range ranges[64];    /* the segments calls came from so far */
 static unsigned n_ranges;
 
-static int listed_name(const char *path)
+/*
+ * Whether calls from the object @path count: the main program's (dl_iterate_phdr
+ * names it "") and those of the libraries $PK_FAIL_ALLOC_LIBS names.
+ */
+static int object_counts(const char *path)
 {
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	const char *p, *end;
 
-	for (p = also_libs; *p; p = *end ? end + 1 : end) {
+	if (!*path)
+		return 1;
+	for (p = also_libs ? also_libs : ""; *p; p = *end ? end + 1 : end) {
 		size_t len;
 
 		end = strchrnul(p, ':');
@@ -117,10 +105,10 @@ static int listed_name(const char *path)
 	return 0;
 }
 
-/* A caller's address, and whether it lies in a listed library. */
+/* A caller's address, and whether calls from there count. */
 struct lookup {
 	uintptr_t at;
-	int listed;
+	int counts;
 };
 
 /*
@@ -140,9 +128,9 @@ static int find_object(struct dl_phdr_info *info, size_t size, void *arg)
 		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || l->at < lo ||
 		    l->at >= lo + ph->p_memsz)
 			continue;
-		l->listed = listed_name(info->dlpi_name);
+		l->counts = object_counts(info->dlpi_name);
 		if (n < sizeof(ranges) / sizeof(ranges[0])) {
-			ranges[n] = (struct code_range){ lo, lo + ph->p_memsz, l->listed };
+			ranges[n] = (struct code_range){ lo, lo + ph->p_memsz, l->counts };
 			__atomic_store_n(&n_ranges, n + 1, __ATOMIC_RELEASE);
 		}
 		return 1;
@@ -151,23 +139,22 @@ static int find_object(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 /*
- * Whether @caller lies in one of the libraries $PK_FAIL_ALLOC_LIBS names.
- * Each object is looked up once: a library loaded later, as libxml2 is, at
- * its first call.
+ * Whether a call from @caller counts. Each segment is looked up once: a
+ * library loaded later, as libxml2 is, at its first call.
  */
-static int in_listed_library(const void *caller)
+static int caller_counts(const void *caller)
 {
 	struct lookup l = { (uintptr_t)caller, 0 };
 	unsigned i, n;
 
-	if (!also_libs)
+	if (!active)
 		return 0;
 	n = __atomic_load_n(&n_ranges, __ATOMIC_ACQUIRE);
 	for (i = 0; i < n; i++)
 		if (l.at >= ranges[i].lo && l.at < ranges[i].hi)
-			return ranges[i].listed;
+			return ranges[i].counts;
 	dl_iterate_phdr(find_object, &l);
-	return l.listed;
+	return l.counts;
 }
 
 /* Write to $PK_FAIL_ALLOC_WHERE which call, @name from @caller, failed. */
@@ -197,9 +184,7 @@ static void tell_where(const char *name, const void *caller)
 /* Whether the call @name from @caller fails: the Nth counted call does. */
 static int fails(const char *name, const void *caller)
 {
-	uintptr_t at = (uintptr_t)caller;
-
-	if ((at < text_lo || at >= text_hi) && !in_listed_library(caller))
+	if (!caller_counts(caller))
 		return 0;
 	if (__atomic_add_fetch(&counted, 1, __ATOMIC_RELAXED) != fail_at)
 		return 0;
