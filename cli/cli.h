@@ -69,6 +69,13 @@ void cli_diag(const struct pk_diag *d, int err);
  * input that cannot be read).
  */
 int cli_status_of(int err);
+/*
+ * "perfkit: warning: 'FILE': the kernel dropped N samples (P% of ...)" when
+ * the recording says samples were lost (LOST or LOST_SAMPLES records), as
+ * perf report and perf script warn; nothing otherwise.
+ */
+struct pk_perfdata;
+void cli_warn_lost(const char *path, const struct pk_perfdata *p);
 /* An event-spec failure, with the spec echoed and a caret under the offending character. */
 void cli_spec_error(const char *spec, const struct pk_diag *d);
 /* Install the library log callback that prints "perfkit: warning: ..." (verbosity 0..2). */

@@ -411,6 +411,8 @@ int cmd_report(int argc, char **argv)
 			pk_diag_subject(&d, o.input);
 		cli_diag(&d, walk_err);
 		rc = cli_status_of(walk_err);
+	} else if (!o.dump && !o.stats) {
+		cli_warn_lost(o.input, pk_session_data(ss));
 	}
 	pk_session_close(ss);
 	return rc;

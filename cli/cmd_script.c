@@ -171,6 +171,9 @@ int cmd_script(int argc, char **argv)
 		fflush(stdout);
 		cli_diag(&d, ret);
 		status = ret == -EBADMSG || ret == -EINVAL || ret == -ENOENT ? 2 : 1;
+	} else {
+		fflush(stdout);
+		cli_warn_lost(input, pk_session_data(ss));
 	}
 out:
 	pk_script_free(sc);

@@ -162,9 +162,12 @@ void dump_stats(struct pk_session *ss)
 		const struct pk_evsel *ev = pk_perfdata_evsel(p, i);
 		const struct pk_session_counts *sc = pk_session_counts(ss, i);
 
-		if (!ev || !sc || !sc->nr_samples)
+		if (!ev || !sc || (!sc->nr_samples && !sc->nr_lost_samples))
 			continue;
 		printf("%s stats:\n", ev->name ? ev->name : "event");
-		printf("%16s events: %10" PRIu64 "\n", "SAMPLE", sc->nr_samples);
+		if (sc->nr_samples)
+			printf("%16s events: %10" PRIu64 "\n", "SAMPLE", sc->nr_samples);
+		if (sc->nr_lost_samples)
+			printf("%16s events: %10" PRIu64 "\n", "LOST_SAMPLES", sc->nr_lost_samples);
 	}
 }

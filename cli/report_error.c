@@ -3,11 +3,14 @@
  * lowercase without a full stop, then a "hint: ..." line when the library
  * knows the fix; event specs are echoed with a caret under the offending
  * character. Library warnings arrive through the log callback installed here.
+ * A recording that lost samples is warned about once its walk is done.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <inttypes.h>
+#include <perfkit/perfdata.h>
 #include "cli.h"
 
 static int log_verbosity;
@@ -66,4 +69,25 @@ void cli_log_init(int verbose)
 {
 	log_verbosity = verbose;
 	pk_log_set_callback(cli_log);
+}
+
+void cli_warn_lost(const char *path, const struct pk_perfdata *p)
+{
+	const struct pk_perfdata_stats *st = pk_perfdata_stats(p);
+	uint64_t chunks, lost, taken;
+
+	if (!st)
+		return;
+	chunks = st->nr_records[PERF_RECORD_LOST];
+	/* the kernel's per-event count where the file has it: LOST records miss the last drops */
+	lost = st->nr_lost_samples > st->nr_lost_events ? st->nr_lost_samples : st->nr_lost_events;
+	if (!lost)
+		return;
+	taken = st->nr_records[PERF_RECORD_SAMPLE] + lost;
+	fprintf(stderr, "perfkit: warning: '%s': the kernel dropped %" PRIu64 " samples "
+		"(%.2f%% of %" PRIu64 ")", path, lost, 100.0 * (double)lost / (double)taken, taken);
+	if (chunks)   /* a LOST record means a full ring; LOST_SAMPLES alone may be the PMU's */
+		fprintf(stderr, " in %" PRIu64 " chunk%s: the ring buffers were full (record with "
+			"a larger -m or a lower -F)", chunks, chunks == 1 ? "" : "s");
+	fputc('\n', stderr);
 }

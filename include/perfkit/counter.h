@@ -26,6 +26,7 @@ struct pk_counts {
 	uint64_t val;
 	uint64_t ena;  /* time_enabled, ns */
 	uint64_t run;  /* time_running, ns */
+	uint64_t lost; /* samples the kernel dropped (PERF_FORMAT_LOST), else 0 */
 };
 
 /* A count after scaling. */
@@ -50,7 +51,8 @@ PK_API void pk_counts_delta(const struct pk_counts *a, const struct pk_counts *b
  *   !GROUP: { u64 value; [u64 time_enabled]; [u64 time_running]; [u64 id]; [u64 lost] }
  *    GROUP: { u64 nr; [u64 time_enabled]; [u64 time_running];
  *             { u64 value; [u64 id]; [u64 lost] } cntr[nr] }
- * If @ids is not NULL it receives the ids (when PERF_FORMAT_ID is set).
+ * If @ids is not NULL it receives the ids (when PERF_FORMAT_ID is set). Each
+ * count's lost is the entry's lost with PERF_FORMAT_LOST, else 0.
  * Returns the number of counts decoded, or -EBADMSG if @len is too short or
  * nr exceeds @nr.
  */
@@ -136,6 +138,13 @@ PK_API int pk_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int gr
  */
 PK_API int pk_perf_open_stepping(struct perf_event_attr *attr, bool precise_max, pid_t pid,
 				 int cpu, int group_fd, bool *fell_back);
+
+/*
+ * Whether the kernel takes read_format PERF_FORMAT_LOST (Linux 6.0 and later:
+ * it then counts each event's dropped samples): false only when a probe
+ * event with it is refused with EINVAL, as older kernels refuse unknown bits.
+ */
+PK_API bool pk_perf_reads_lost(void);
 
 /* @name with perf's user-only suffix: "task-clock:u", "cpu/x/u". Caller frees. */
 PK_API char *pk_user_only_name(const char *name);

@@ -125,6 +125,15 @@ PK_API size_t pk_sampler_nr_rings(const struct pk_sampler *s);
 PK_API struct pk_ring *pk_sampler_ring(struct pk_sampler *s, size_t i);
 
 /*
+ * The samples the kernel dropped (ring full) per fd, read through
+ * PERF_FORMAT_LOST (Linux 6.0 and later; events open with it where the
+ * kernel takes it): @fn gets the event index, the fd's sample id and its
+ * count, for each fd that lost any. Returns 0, -ENOMEM, or @fn's error.
+ */
+typedef int (*pk_sampler_lost_fn)(void *ctx, size_t ev, uint64_t id, uint64_t lost);
+PK_API int pk_sampler_lost(const struct pk_sampler *s, pk_sampler_lost_fn fn, void *ctx);
+
+/*
  * Wait up to @timeout_ms for a ring to have data. Returns 1 (data may be
  * there), 0 (timeout), -EINTR (a signal), or 0 with *@all_gone set when
  * every fd reported POLLHUP (all target threads exited).
@@ -151,7 +160,8 @@ struct pk_record_stats {
 	uint64_t bytes;              /* bytes written (data section, as stored) */
 	uint64_t raw_bytes;          /* before compression */
 	uint64_t samples;            /* PERF_RECORD_SAMPLE records written */
-	uint64_t lost;               /* samples the kernel dropped (sum of LOST.lost) */
+	uint64_t lost;               /* samples the kernel dropped: its per-event count (LOST_SAMPLES)
+	                                where it gives one, else the sum of LOST.lost */
 	uint64_t *samples_per_event; /* per event of the list (caller frees) */
 	size_t nr_events;
 	int stopped_by_signal;       /* SIGINT/SIGTERM ended the recording */

@@ -110,6 +110,7 @@ PK_API struct pk_symbols *pk_session_symbols(struct pk_session *ss);
 struct pk_session_counts {
 	uint64_t nr_samples, total_period;          /* before filters */
 	uint64_t nr_filtered, filtered_period;      /* dropped by filters */
+	uint64_t nr_lost_samples;                   /* sum of its LOST_SAMPLES.lost */
 };
 PK_API const struct pk_session_counts *pk_session_counts(const struct pk_session *ss, size_t evsel_idx);
 

@@ -189,6 +189,8 @@ PK_API const struct pk_map *pk_symbols_find_map(struct pk_symbols *s, const stru
 PK_API int pk_build_id_of_elf(const char *path, uint8_t *bid, size_t max);
 /* The same from a file of raw ELF notes (/sys/kernel/notes, /sys/module/M/notes/...). */
 PK_API int pk_build_id_of_notes(const char *path, uint8_t *bid, size_t max);
+/* The same for the running kernel's [vdso] (this process's image). */
+PK_API int pk_build_id_of_vdso(uint8_t *bid, size_t max);
 
 /* How many distinct (DSO, address) lookups hit the symbol tables (for tests of the cache). */
 PK_API uint64_t pk_symbols_nr_lookups(const struct pk_symbols *s);

@@ -126,6 +126,7 @@ int pk_mmap_page_read(const volatile struct perf_event_mmap_page *pc,
 	out->val = (uint64_t)p.offset + (uint64_t)sign_extend(p.pmc, p.pmc_width);
 	out->ena = p.ena;
 	out->run = p.run;
+	out->lost = 0;       /* not published in the page */
 	if (p.user_time) {
 		uint64_t delta = tsc_delta_ns(&p);
 

@@ -3,7 +3,8 @@
  * sysctl. Holds the one syscall wrapper of the counter module, with perf's
  * fallback for unprivileged users (at paranoid >= 2 an event that counts
  * the kernel is refused, so retry it user-only and call it "name:u"), and
- * the message that explains a permission failure the way perf does.
+ * the message that explains a permission failure the way perf does; and
+ * whether the kernel takes PERF_FORMAT_LOST (Linux 6.0 and later).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -57,6 +58,22 @@ int pk_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
 	if (fell_back)
 		*fell_back = true;
 	return fd;
+}
+
+bool pk_perf_reads_lost(void)
+{
+	/* A disabled dummy event on this thread, user space only: any paranoid level takes it. */
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE, .size = sizeof(a), .config = PERF_COUNT_SW_DUMMY,
+		.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST,
+		.disabled = 1, .exclude_kernel = 1, .exclude_hv = 1,
+	};
+	int fd = sys_perf_event_open(&a, 0, -1, -1);
+
+	if (fd >= 0)
+		close(fd);
+	/* Only EINVAL says "unknown read_format bit"; other errors the real open will tell. */
+	return fd != -EINVAL;
 }
 
 char *pk_user_only_name(const char *name)

@@ -122,5 +122,6 @@ void pk_counters_sum(const struct pk_counters *c, size_t ev, struct pk_counts *o
 		out->val += v->val;
 		out->ena += v->ena;
 		out->run += v->run;
+		out->lost += v->lost;
 	}
 }

@@ -41,6 +41,7 @@ int pk_read_format_decode(uint64_t read_format, const void *buf, size_t len,
 	const unsigned char *p = buf;
 	bool group = read_format & PERF_FORMAT_GROUP;
 	bool has_id = read_format & PERF_FORMAT_ID;
+	bool has_lost = read_format & PERF_FORMAT_LOST;
 	size_t words = len / sizeof(uint64_t);
 	size_t head = 0, per, got, i, w;
 	uint64_t ena = 0, run = 0;
@@ -57,7 +58,7 @@ int pk_read_format_decode(uint64_t read_format, const void *buf, size_t len,
 		head++;
 	if (read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
 		head++;
-	per = 1 + has_id + !!(read_format & PERF_FORMAT_LOST);
+	per = 1 + has_id + has_lost;
 
 	/* Both layouts: word 0 is value (or nr), the times follow it. */
 	if (words < head + (group ? 0 : per))
@@ -71,6 +72,7 @@ int pk_read_format_decode(uint64_t read_format, const void *buf, size_t len,
 		out[0].val = get_u64(p, 0);
 		out[0].ena = ena;
 		out[0].run = run;
+		out[0].lost = has_lost ? get_u64(p, w + has_id) : 0;
 		if (ids && has_id)
 			ids[0] = get_u64(p, w);
 		return 1;
@@ -84,6 +86,7 @@ int pk_read_format_decode(uint64_t read_format, const void *buf, size_t len,
 		out[i].val = get_u64(p, w);
 		out[i].ena = ena;
 		out[i].run = run;
+		out[i].lost = has_lost ? get_u64(p, w + 1 + has_id) : 0;
 		if (ids && has_id)
 			ids[i] = get_u64(p, w + 1);
 	}

@@ -32,4 +32,5 @@ void pk_counts_delta(const struct pk_counts *a, const struct pk_counts *b,
 	out->val = a->val - b->val;
 	out->ena = a->ena - b->ena;
 	out->run = a->run - b->run;
+	out->lost = a->lost - b->lost;
 }

@@ -77,10 +77,14 @@ int pk_rec_attr_setup(struct perf_event_attr *a, const struct pk_event *ev,
 	a->inherit = !o->no_inherit && !c->cpu_target;
 	/*
 	 * perf's read formats, which its reader wants equal for all events:
-	 * ids always; with S, a group's samples carry the whole group's
-	 * counts, and such a group is not inherited.
+	 * ids always, and each event's dropped samples where the kernel counts
+	 * them (perf 6.1 writes them as LOST_SAMPLES at the end); with S, a
+	 * group's samples carry the whole group's counts, and such a group is
+	 * not inherited.
 	 */
 	a->read_format |= PERF_FORMAT_ID;
+	if (c->read_lost)
+		a->read_format |= PERF_FORMAT_LOST;
 	if ((a->sample_type & PERF_SAMPLE_READ) && c->group_size > 1) {
 		a->read_format |= PERF_FORMAT_GROUP;
 		a->inherit = 0;

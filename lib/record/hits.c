@@ -120,6 +120,13 @@ int pk_rec_hits_add(struct pk_rec_hits *h, const struct perf_event_header *rec)
 		h->lost += lost;
 		return 0;
 	}
+	if (rec->type == PERF_RECORD_LOST_SAMPLES && rec->size >= 16) {
+		uint64_t lost;
+
+		memcpy(&lost, (const char *)rec + 8, sizeof(lost));
+		h->lost_samples += lost;
+		return 0;
+	}
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return h->syms ? pk_symbols_feed(h->syms, rec, h->layouts[0].id_trailer_size, 0, &d) : 0;
 	if (pk_sampler_nr_events(h->s) > 1 && h->layouts[0].id_pos >= 0 &&
@@ -146,7 +153,11 @@ int pk_rec_hits_add(struct pk_rec_hits *h, const struct perf_event_header *rec)
 	return h->syms ? sample_dsos(h, &s) : 0;
 }
 
-/* The build-id of one hit DSO: from its MMAP2, the kernel's notes, a module's notes, or the file. */
+/*
+ * The build-id of one hit DSO: from its MMAP2, the kernel's notes, a
+ * module's notes, the running [vdso] image (every process maps the same), or
+ * the file.
+ */
 static int dso_build_id(const struct pk_dso *dso, uint8_t bid[20])
 {
 	char path[512];
@@ -164,8 +175,10 @@ static int dso_build_id(const struct pk_dso *dso, uint8_t bid[20])
 			 (int)(n > 2 ? n - 2 : 0), dso->short_name + 1);
 		return pk_build_id_of_notes(path, bid, 20);
 	}
+	if (!strcmp(dso->name, "[vdso]"))
+		return pk_build_id_of_vdso(bid, 20);
 	if (dso->name[0] != '/')
-		return -ENOENT;       /* [vdso], anonymous memory, JIT maps */
+		return -ENOENT;       /* anonymous memory, JIT maps, [vsyscall] */
 	return pk_build_id_of_elf(dso->name, bid, 20);
 }
 

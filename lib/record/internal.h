@@ -33,12 +33,16 @@ struct pk_rec_attr_ctx {
 	int workload;                /* start at the command's exec */
 	int tracking;                /* this event carries the side band */
 	int count_guests;            /* leave exclude_guest clear (perf's default cycles on AMD) */
+	int read_lost;               /* the kernel takes PERF_FORMAT_LOST */
 	size_t group_size;           /* events in this event's group, itself included */
 };
 
 /* attrs.c: @a for sampling event @ev. 0 or -EINVAL (DWARF stack size too large). */
 int pk_rec_attr_setup(struct perf_event_attr *a, const struct pk_event *ev,
 		      const struct pk_record_opts *o, const struct pk_rec_attr_ctx *c);
+
+/* synth.c: the sample_id trailer of @a at @out with id slots @id, others 0; its size. */
+size_t pk_rec_id_trailer(const struct perf_event_attr *a, uint64_t id, void *out);
 
 /* hits.c: what the written records say (samples, times, lost, DSOs hit). */
 struct pk_sample_layout;
@@ -49,7 +53,9 @@ struct pk_rec_hits {
 	struct pk_sampler *s;
 	struct pk_sample_layout *layouts;   /* per event */
 	uint64_t *samples;                  /* per event */
-	uint64_t nr_samples, lost;
+	uint64_t nr_samples;
+	uint64_t lost;                      /* sum of LOST.lost (drops a ring had room to tell) */
+	uint64_t lost_samples;              /* sum of LOST_SAMPLES.lost (the kernel's count) */
 	uint64_t first_time, last_time;     /* UINT64_MAX, 0 until a timed sample */
 	struct pk_symbols *syms;            /* NULL: DSOs are not tracked */
 	struct pk_dso **dsos;               /* hit set (open addressing) */

@@ -3,7 +3,8 @@
  * kernel, modules, processes of -a / -p), then drain every ring buffer in
  * passes straight into perf.data, a FINISHED_ROUND after each pass, until
  * the command exits, the duration ends or SIGINT/SIGTERM arrives; then drain
- * once more and finish the header with the features perf writes. A write
+ * once more, write each event's dropped samples as LOST_SAMPLES (as perf
+ * 6.1 does) and finish the header with the features perf writes. A write
  * error (full disk) ends recording early; the writer keeps every complete
  * round readable.
  */
@@ -256,6 +257,38 @@ static void signals_restore(struct rec *r)
 	sigaction(SIGPIPE, &r->old_pipe, NULL);
 }
 
+/* LOST_SAMPLES for one fd that dropped samples: u64 lost, then the trailer with its id. */
+static int lost_samples_record(void *ctx, size_t ev, uint64_t id, uint64_t lost)
+{
+	struct rec *r = ctx;
+	union {
+		struct perf_event_header h;
+		uint64_t u64[2 + 6];         /* header, lost, a trailer of at most 6 slots */
+	} rec = { .h = { .type = PERF_RECORD_LOST_SAMPLES } };
+
+	rec.u64[1] = lost;
+	rec.h.size = (uint16_t)(16 + pk_rec_id_trailer(pk_sampler_attr(r->s, ev), id, &rec.u64[2]));
+	return write_record(r, &rec.h);
+}
+
+/*
+ * After the last drain: the kernel's count of each event's dropped samples,
+ * which includes drops whose LOST record never found room in a ring.
+ */
+static void write_lost_samples(struct rec *r)
+{
+	uint64_t before = r->hits.lost_samples;
+	int err;
+
+	if (r->write_err)
+		return;
+	err = pk_sampler_lost(r->s, lost_samples_record, r);
+	if (err == -ENOMEM)
+		pk_log(PK_LOG_WARN, "the counts of dropped samples are not written: out of memory");
+	if (r->hits.lost_samples != before && !r->write_err)
+		r->write_err = pk_writer_round(r->w, &r->wdiag);
+}
+
 /* The recording loop; returns 0 or -errno (ring corruption). */
 static int loop(struct rec *r, struct pk_record_stats *st, struct pk_diag *d)
 {
@@ -291,6 +324,7 @@ static int loop(struct rec *r, struct pk_record_stats *st, struct pk_diag *d)
 		return err;
 	if (err > 0 && !r->write_err)
 		r->write_err = pk_writer_round(r->w, &r->wdiag);
+	write_lost_samples(r);
 	return 0;
 }
 
@@ -312,7 +346,8 @@ static void fill_stats(struct rec *r, struct pk_record_stats *st)
 	st->bytes = r->w ? pk_writer_data_bytes(r->w) : 0;
 	st->raw_bytes = r->w ? pk_writer_raw_bytes(r->w) : 0;
 	st->samples = r->hits.nr_samples;
-	st->lost = r->hits.lost;
+	/* the kernel's count when it gave one: LOST records only tell drops a ring had room for */
+	st->lost = r->hits.lost_samples > r->hits.lost ? r->hits.lost_samples : r->hits.lost;
 	st->nr_events = pk_sampler_nr_events(r->s);
 	st->samples_per_event = calloc(st->nr_events ? st->nr_events : 1, sizeof(uint64_t));
 	if (st->samples_per_event)

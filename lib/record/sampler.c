@@ -7,7 +7,9 @@
  * inherited per-task event with cpu -1; --no-inherit and -t open per thread
  * with cpu -1. One ring serves each CPU (or each thread without inherit):
  * the first fd opened for it is mapped, every other fd of that CPU (thread)
- * is redirected into it with PERF_EVENT_IOC_SET_OUTPUT.
+ * is redirected into it with PERF_EVENT_IOC_SET_OUTPUT. Each fd's event and
+ * sample id are kept, so that its count of dropped samples (PERF_FORMAT_LOST)
+ * can be read and attributed when recording ends.
  */
 #include <errno.h>
 #include <poll.h>
@@ -34,6 +36,7 @@ struct pk_sampler {
 	struct pk_sampler_event *ev;
 	size_t nr_ev;
 	int *fds;                    /* every opened fd */
+	struct fd_owner { size_t ev; uint64_t id; } *owners;   /* per fd: its event and id */
 	size_t nr_fds;
 	struct pollfd *pfd;
 	struct pk_ring *rings;
@@ -54,6 +57,7 @@ void pk_sampler_close(struct pk_sampler *s)
 	}
 	free(s->ev);
 	free(s->fds);
+	free(s->owners);
 	free(s->pfd);
 	free(s->rings);
 	free(s);
@@ -168,6 +172,7 @@ static int open_error(const struct pk_sampler_event *e, int err, pid_t tid, int 
 static int sampler_grow(struct pk_sampler *s, size_t nfd, size_t nring)
 {
 	s->fds = calloc(nfd, sizeof(*s->fds));
+	s->owners = calloc(nfd, sizeof(*s->owners));
 	s->pfd = calloc(nfd, sizeof(*s->pfd));
 	s->rings = calloc(nring, sizeof(*s->rings));
 	for (size_t i = 0; i < s->nr_ev; i++) {
@@ -175,7 +180,7 @@ static int sampler_grow(struct pk_sampler *s, size_t nfd, size_t nring)
 		if (!s->ev[i].ids)
 			return -ENOMEM;
 	}
-	return s->fds && s->pfd && s->rings ? 0 : -ENOMEM;
+	return s->fds && s->owners && s->pfd && s->rings ? 0 : -ENOMEM;
 }
 
 /* Open every event on slot (tid, cpu); @ring_fd: the fd output goes to (-1: map a new ring). */
@@ -204,9 +209,10 @@ static int open_slot(struct pk_sampler *s, pid_t tid, int cpu, int *ring_fd, siz
 		group_fd[i] = fd;
 		s->fds[s->nr_fds] = fd;
 		s->pfd[s->nr_fds] = (struct pollfd){ .fd = fd, .events = POLLIN };
-		s->nr_fds++;
 		if (ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0)
 			e->ids[e->nr_ids++] = id;
+		s->owners[s->nr_fds] = (struct fd_owner){ .ev = i, .id = id };
+		s->nr_fds++;
 		if (filter && e->tracepoint && i == s->nr_ev - 1 &&
 		    ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) < 0) {
 			pk_diag_subject(d, e->name);
@@ -289,6 +295,7 @@ int pk_sampler_open(struct pk_sampler **out, const struct pk_record_opts *o, pid
 	c.cpu_target = pk_rec_system_wide(o);
 	c.workload = workload_pid > 0 && pk_rec_targets_command(o);
 	c.count_guests = is_default && default_counts_guests();
+	c.read_lost = pk_perf_reads_lost();
 	for (int attempt = 0; attempt < 2; attempt++) {
 		s->ev = calloc(l.n, sizeof(*s->ev));
 		if (!s->ev) {
@@ -398,6 +405,61 @@ size_t pk_sampler_nr_rings(const struct pk_sampler *s)
 struct pk_ring *pk_sampler_ring(struct pk_sampler *s, size_t i)
 {
 	return &s->rings[i];
+}
+
+/* The read(2) of fd @k: its own entry (a group read returns every member's). */
+static int read_fd_counts(const struct pk_sampler *s, size_t k, uint64_t *buf, size_t words,
+			  struct pk_counts *counts, uint64_t *ids, size_t room, struct pk_counts *out)
+{
+	const struct fd_owner *o = &s->owners[k];
+	uint64_t rf = s->ev[o->ev].attr.read_format;
+	ssize_t n;
+	int got;
+
+	do
+		n = read(s->fds[k], buf, words * sizeof(uint64_t));
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	got = pk_read_format_decode(rf, buf, (size_t)n, counts, ids, room);
+	if (got < 0)
+		return got;
+	for (int j = 0; j < got; j++)
+		if (!(rf & PERF_FORMAT_GROUP) || ids[j] == o->id) {
+			*out = counts[j];
+			return 0;
+		}
+	return -ENOENT;
+}
+
+int pk_sampler_lost(const struct pk_sampler *s, pk_sampler_lost_fn fn, void *ctx)
+{
+	size_t room = 1, words;
+	uint64_t *buf, *ids;
+	struct pk_counts *counts, c = { 0 };
+	int err = 0;
+
+	for (size_t i = 0; i < s->nr_ev; i++)
+		if (s->ev[i].nr_members > room)
+			room = s->ev[i].nr_members;
+	words = 3 + 3 * room;     /* nr, the two times, then value, id, lost per member */
+	buf = malloc(words * sizeof(*buf));
+	ids = calloc(room, sizeof(*ids));
+	counts = calloc(room, sizeof(*counts));
+	if (!buf || !ids || !counts)
+		err = -ENOMEM;
+	for (size_t k = 0; k < s->nr_fds && !err; k++) {
+		if (!(s->ev[s->owners[k].ev].attr.read_format & PERF_FORMAT_LOST))
+			continue;
+		if (read_fd_counts(s, k, buf, words, counts, ids, room, &c))
+			continue;   /* a count that cannot be read is not a loss to report */
+		if (c.lost)
+			err = fn(ctx, s->owners[k].ev, s->owners[k].id, c.lost);
+	}
+	free(buf);
+	free(ids);
+	free(counts);
+	return err;
 }
 
 int pk_sampler_poll(struct pk_sampler *s, int timeout_ms, int *all_gone)

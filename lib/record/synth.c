@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <perfkit/record.h>
+#include "internal.h"
 
 #define SYNTH_PATH_MAX 4096         /* file name bytes kept, NUL included (PATH_MAX) */
 #define SYNTH_COMM_LEN 16           /* TASK_COMM_LEN */
@@ -71,16 +72,30 @@ union rec_space {
 	uint64_t u64[(sizeof(struct rec_mmap2) + SYNTH_PATH_MAX + 8 * 8) / 8 + 1];
 };
 
-/* Bytes of the sample_id trailer: u64 slots for TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER. */
-static size_t id_trailer_size(const struct perf_event_attr *a)
+/*
+ * The sample_id trailer of @a (sample_id_all) written at @out, every slot 0
+ * but the id ones (ID, IDENTIFIER), which get @id; returns its size. Slots in
+ * order: TID (pid, tid), TIME, ID, STREAM_ID, CPU (cpu, res), IDENTIFIER.
+ */
+size_t pk_rec_id_trailer(const struct perf_event_attr *a, uint64_t id, void *out)
 {
-	static const uint64_t bits = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
-				     PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
-				     PERF_SAMPLE_IDENTIFIER;
+	static const uint64_t order[] = { PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ID,
+					  PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
+					  PERF_SAMPLE_IDENTIFIER };
+	char *p = out;
+	size_t n = 0;
 
 	if (!a || !a->sample_id_all)
 		return 0;
-	return 8 * (size_t)__builtin_popcountll(a->sample_type & bits);
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		uint64_t v = order[i] & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER) ? id : 0;
+
+		if (!(a->sample_type & order[i]))
+			continue;
+		memcpy(p + n, &v, sizeof(v));
+		n += sizeof(v);
+	}
+	return n;
 }
 
 /*
@@ -101,8 +116,7 @@ static int emit_rec(const struct pk_synth *s, union rec_space *r, size_t fixed,
 		memset(p + size + n, 0, padded - n);
 		size += padded;
 	}
-	memset(p + size, 0, id_trailer_size(s->attr));
-	size += id_trailer_size(s->attr);
+	size += pk_rec_id_trailer(s->attr, 0, p + size);
 	r->h.size = (uint16_t)size;
 	return s->emit(s->ctx, &r->h);
 }

@@ -288,6 +288,22 @@ static int handle_sample(struct run_ctx *rc, const struct pk_record *r)
 	return deliver_sample(rc, &rs, false);
 }
 
+/* A LOST_SAMPLES record counts for the event its id names (perf's per-event stats). */
+static int count_lost_samples(struct run_ctx *rc, const struct pk_record *r)
+{
+	struct pk_session_counts *cnt;
+	uint64_t lost;
+
+	if (!r->evsel || r->hdr->size < 16)
+		return 0;
+	cnt = counts_for(rc->ss, (size_t)r->evsel->idx);
+	if (!cnt)
+		return pk_diag_fail(rc->d, -ENOMEM, "out of memory");
+	memcpy(&lost, (const char *)r->hdr + 8, sizeof(lost));
+	cnt->nr_lost_samples += lost;
+	return 0;
+}
+
 static int on_record(void *ctx, const struct pk_record *r)
 {
 	struct run_ctx *rc = ctx;
@@ -307,6 +323,8 @@ static int on_record(void *ctx, const struct pk_record *r)
 			return ret;
 		return handle_sample(rc, r);
 	}
+	if (r->hdr->type == PERF_RECORD_LOST_SAMPLES && (ret = count_lost_samples(rc, r)) < 0)
+		return ret;
 	ret = side_band(ss, r, rc->d);
 	if (ret < 0)
 		return ret;

@@ -2,7 +2,8 @@
  * Build-ids of files, for perf.data's BUILD_ID feature: from an ELF file's
  * SHT_NOTE sections (libelf), or from a file of raw ELF notes as the kernel
  * exports them (/sys/kernel/notes for vmlinux, /sys/module/M/notes/ for
- * modules). Note layout (ELF gABI): u32 namesz, u32 descsz, u32 type, name
+ * modules), or from this process's vdso image, which is the running kernel's
+ * [vdso] (perf records its build-id too). Note layout (ELF gABI): u32 namesz, u32 descsz, u32 type, name
  * padded to 4, desc padded to 4; the build-id is type NT_GNU_BUILD_ID (3)
  * with name "GNU".
  */
@@ -16,6 +17,11 @@
 int pk_build_id_of_elf(const char *path, uint8_t *bid, size_t max)
 {
 	return sym_elf_read_build_id(path, bid, max);
+}
+
+int pk_build_id_of_vdso(uint8_t *bid, size_t max)
+{
+	return sym_vdso_build_id(bid, max);
 }
 
 int pk_build_id_of_notes(const char *path, uint8_t *bid, size_t max)

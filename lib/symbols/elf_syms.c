@@ -90,6 +90,24 @@ int sym_elf_read_build_id(const char *path, uint8_t *bid, size_t max)
 	return r;
 }
 
+int sym_vdso_build_id(uint8_t *bid, size_t max)
+{
+	void *image;
+	size_t size;
+	Elf *elf;
+	int r;
+
+	if ((r = sym_vdso_image(&image, &size)))
+		return r;
+	elf_version(EV_CURRENT);
+	elf = elf_memory(image, size);
+	r = elf && elf_kind(elf) == ELF_K_ELF ? read_build_id_elf(elf, bid, max) : -ENOENT;
+	if (elf)
+		elf_end(elf);
+	free(image);
+	return r;
+}
+
 /*
  * Check the ELF in ss->elf and find its symbol tables; closes @ss on
  * failure. -ENOMEM when libelf ran out of memory (it has no public error

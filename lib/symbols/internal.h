@@ -184,6 +184,8 @@ void sym_dso_remove_sym(struct pk_symbols *s, struct sym_dso *d, uint64_t addr);
 int sym_elf_load(struct pk_symbols *s, struct sym_dso *d);
 /* Read the GNU build-id note of an ELF file. Returns its size (>0) or -errno. */
 int sym_elf_read_build_id(const char *path, uint8_t *bid, size_t max);
+/* The same for this process's vdso image (vdso.c). */
+int sym_vdso_build_id(uint8_t *bid, size_t max);
 
 /* debug_find.c */
 /*

@@ -36,7 +36,6 @@ attrs() {
 			for (i = 1; i <= n; i++) {
 				v = 0
 				if (match($0, want[i] ": [A-Z|0-9]+")) v = substr($0, RSTART + length(want[i]) + 2, RLENGTH - length(want[i]) - 2)
-				sub(/\|LOST$/, "", v)
 				line = line " " want[i] "=" v
 			}
 			print line

@@ -35,6 +35,12 @@ within() {
 
 # perf is the oracle; it is usable if it can count a software event here.
 have_perf() { command -v perf >/dev/null 2>&1 && perf stat -e task-clock -x, -o /dev/null -- true >/dev/null 2>&1; }
+# need_recording: skip the whole test unless perf counts and perfkit may sample here
+need_recording() {
+	have_perf || skip_all "Linux perf cannot count here"
+	"$PERFKIT" record -q -e cpu-clock -o "$TMP/probe.data" -- true 2>"$TMP/probe.err" ||
+		skip_all "sampling is not permitted here: $(head -1 "$TMP/probe.err")"
+}
 
 # csv_value FILE EVENT: the counter value of EVENT from -x, output (first match)
 csv_value() { awk -F, -v e="$2" '$3 == e { print $1; exit }' "$1"; }

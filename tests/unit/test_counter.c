@@ -47,7 +47,7 @@ static size_t make_read(uint64_t fmt, uint64_t *buf, uint64_t nr, uint64_t ena, 
 		if (fmt & RF_ID)
 			buf[w++] = 70 + i;
 		if (fmt & RF_LOST)
-			buf[w++] = 3;
+			buf[w++] = 5 + i;
 	}
 	return w * sizeof(uint64_t);
 }
@@ -71,8 +71,9 @@ static void test_read_format(void)
 			good = out[i].val == 100 * (i + 1) &&
 			       out[i].ena == ((f & RF_TE) ? 2000 : 0) &&
 			       out[i].run == ((f & RF_TR) ? 1500 : 0) &&
-			       ids[i] == ((f & RF_ID) ? 70 + i : 0);
-		ok(good, "read_format 0x%02llx: %d counts with values, times and ids",
+			       ids[i] == ((f & RF_ID) ? 70 + i : 0) &&
+			       out[i].lost == ((f & RF_LOST) ? 5 + i : 0);
+		ok(good, "read_format 0x%02llx: %d counts with values, times, ids and lost",
 		   (unsigned long long)f, n);
 		for (cut = 0; cut < len; cut++)
 			if (pk_read_format_decode(f, buf, cut, out, ids, 4) != -EBADMSG)
@@ -105,7 +106,7 @@ static void test_read_format(void)
 
 static void test_scale(void)
 {
-	struct pk_counts c = { 1000, 200, 0 }, a = { 50, 70, 60 }, b = { 20, 30, 25 }, d;
+	struct pk_counts c = { 1000, 200, 0, 0 }, a = { 50, 70, 60, 9 }, b = { 20, 30, 25, 4 }, d;
 	struct pk_counts g[2];
 	struct pk_scaled s, s1;
 	uint64_t buf[8];
@@ -122,10 +123,10 @@ static void test_scale(void)
 	pk_counts_scale(&c, &s);
 	ok(s.counted && !s.multiplexed && s.value == 1000 && s.pct_running == 100,
 	   "run == ena: raw value, 100%%");
-	c = (struct pk_counts){ 7, 0, 0 };
+	c = (struct pk_counts){ 7, 0, 0, 0 };
 	pk_counts_scale(&c, &s);
 	ok(!s.counted && s.pct_running == 100, "ena == 0 and run == 0: not counted, 100%%");
-	c = (struct pk_counts){ 7, 0, 5 };
+	c = (struct pk_counts){ 7, 0, 5, 0 };
 	pk_counts_scale(&c, &s);
 	ok(s.counted && !s.multiplexed && s.value == 7, "ena == 0 with run: raw value");
 
@@ -139,7 +140,7 @@ static void test_scale(void)
 	   s.pct_running == 40 && s1.pct_running == 40, "multiplexed group scaled 100->250, 200->500 at 40%%");
 
 	pk_counts_delta(&a, &b, &d);
-	ok(d.val == 30 && d.ena == 40 && d.run == 35, "delta field by field");
+	ok(d.val == 30 && d.ena == 40 && d.run == 35 && d.lost == 5, "delta field by field");
 }
 
 static void test_stats(void)

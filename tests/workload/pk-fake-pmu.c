@@ -8,7 +8,9 @@
  * as the software cpu-clock, so it counts and samples (in nanoseconds, not
  * cycles). Every other call goes to libc unchanged. With $PK_FAKE_PMU_LOG
  * set, each hardware open appends a line to that file: the event's config,
- * precise_ip, exclude_guest and exclude_host, and the result.
+ * precise_ip, exclude_guest and exclude_host, and the result. With
+ * $PK_FAKE_PMU_NO_READ_LOST set, every open (of any type) whose read_format
+ * has PERF_FORMAT_LOST fails with EINVAL, as on kernels before 6.0.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -79,6 +81,11 @@ long syscall(long nr, ...)
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
+	if (nr == __NR_perf_event_open && a[0] && getenv("PK_FAKE_PMU_NO_READ_LOST") &&
+	    (((const struct perf_event_attr *)a[0])->read_format & PERF_FORMAT_LOST)) {
+		errno = EINVAL;
+		return -1;
+	}
 	if (nr == __NR_perf_event_open && a[0] &&
 	    (((const struct perf_event_attr *)a[0])->type == PERF_TYPE_HARDWARE ||
 	     ((const struct perf_event_attr *)a[0])->type == PERF_TYPE_HW_CACHE))
