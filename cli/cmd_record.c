@@ -26,7 +26,8 @@ static void usage(FILE *f)
 	      "                      [-a|-C CPUS|-p PID|-t TID] [-m PAGES] [--duration SECS]\n"
 	      "                      [-b|-j FILTER] [-d] [-T] [--sample-cpu] [--switch-events]\n"
 	      "                      [--no-inherit] [-k CLOCKID] [--filter EXPR]\n"
-	      "                      [-o FILE|-] [-z|--compression-level N] [-q] [-- CMD ...]\n", f);
+	      "                      [-o FILE|-] [-z|--compression-level N] [-N] [-q] [-- CMD ...]\n"
+	      "  -N, --no-buildid-cache  leave perf's build-id cache (~/.debug) alone\n", f);
 }
 
 static int parse_call_graph(struct pk_record_opts *o, const char *arg)
@@ -92,6 +93,7 @@ static int parse_args(int argc, char **argv, struct pk_record_opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "compression-level", required_argument, NULL, OPT_COMPRESSION_LEVEL },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-buildid-cache", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -99,7 +101,7 @@ static int parse_args(int argc, char **argv, struct pk_record_opts *o)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+e:F:c:gbj:dTk:aC:p:t:m:o:zqh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+e:F:c:gbj:dTk:aC:p:t:m:o:zNqh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			o->events = optarg;
@@ -176,6 +178,7 @@ static int parse_args(int argc, char **argv, struct pk_record_opts *o)
 			o->compress_level = (int)v;
 			break;
 		case 'q': o->quiet = 1; break;
+		case 'N': o->no_buildid_cache = 1; break;
 		case 'h':
 			usage(stdout);
 			return 1;

@@ -411,7 +411,7 @@ int cmd_report(int argc, char **argv)
 			pk_diag_subject(&d, o.input);
 		cli_diag(&d, walk_err);
 		rc = cli_status_of(walk_err);
-	} else if (!o.dump && !o.stats) {
+	} else if (!o.stats) {        /* perf report warns but for --stats */
 		cli_warn_lost(o.input, pk_session_data(ss));
 	}
 	pk_session_close(ss);

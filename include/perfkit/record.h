@@ -88,6 +88,8 @@ struct pk_record_opts {
 	int quiet;
 	int argc;                    /* the perfkit command line, for CMDLINE */
 	char *const *cmdline;
+	int no_buildid_cache;        /* -N: leave perf's build-id cache alone */
+	const char *buildid_dir;     /* the cache (NULL: $HOME/.debug, perf's default) */
 };
 
 /* ---- sampling events and their rings (sampler.c) ---------------------------- */
@@ -139,6 +141,18 @@ PK_API int pk_sampler_lost(const struct pk_sampler *s, pk_sampler_lost_fn fn, vo
  * every fd reported POLLHUP (all target threads exited).
  */
 PK_API int pk_sampler_poll(struct pk_sampler *s, int timeout_ms, int *all_gone);
+
+/* ---- perf's build-id cache (buildid_cache.c) --------------------------------- */
+
+/*
+ * Add the DSOs of @f's BUILD_ID entries to the build-id cache in @dir, in
+ * perf's layout (DIR/<path>/<build-id>/elf|debug|kallsyms|vdso and the link
+ * DIR/.build-id/xx/rest to it), as perf record does when it finishes a file.
+ * Returns how many were added, or the -errno of the first that could not be
+ * (said in @d; the others are still tried).
+ */
+struct pk_features;
+PK_API int pk_buildid_cache_add(const char *dir, const struct pk_features *f, struct pk_diag *d);
 
 /* ---- tracing data (tracing_data.c) -------------------------------------------- */
 

@@ -4,7 +4,8 @@
  * passes straight into perf.data, a FINISHED_ROUND after each pass, until
  * the command exits, the duration ends or SIGINT/SIGTERM arrives; then drain
  * once more, write each event's dropped samples as LOST_SAMPLES (as perf
- * 6.1 does) and finish the header with the features perf writes. A write
+ * 6.1 does) and finish the header with the features perf writes; add the
+ * DSOs sampled to perf's build-id cache, as perf record does. A write
  * error (full disk) ends recording early; the writer keeps every complete
  * round readable.
  */
@@ -355,6 +356,24 @@ static void fill_stats(struct rec *r, struct pk_record_stats *st)
 	st->write_error = r->write_err;
 }
 
+/* perf record's last step: the DSOs of BUILD_ID into the build-id cache (a failure is warned). */
+static void cache_build_ids(const struct rec *r, const struct pk_features *f)
+{
+	const char *home = getenv("HOME");
+	char dir[4096];
+	struct pk_diag d;
+
+	if (r->o->no_buildid_cache || (!r->o->buildid_dir && (!home || !*home)))
+		return;
+	if (r->o->buildid_dir)
+		snprintf(dir, sizeof(dir), "%s", r->o->buildid_dir);
+	else
+		snprintf(dir, sizeof(dir), "%s/.debug", home);
+	pk_diag_init(&d);
+	if (pk_buildid_cache_add(dir, f, &d) < 0)
+		pk_log(PK_LOG_WARN, "'%s': %s", d.subject, d.msg);
+}
+
 static int finish(struct rec *r, struct pk_diag *d)
 {
 	struct pk_features f = { 0 };
@@ -366,6 +385,8 @@ static int finish(struct rec *r, struct pk_diag *d)
 	else
 		pk_writer_close(r->w, NULL, d);
 	r->w = NULL;
+	if (!err && !r->write_err && !r->pipe)
+		cache_build_ids(r, &f);
 	pk_features_release(&f);
 	if (r->write_err) {
 		/* the message of the failed write is the one the user needs */

@@ -6,16 +6,21 @@
  * the module's DSO relative to its map, or are dropped when no map exists.
  *
  * Used for symbols only when the file was recorded on this kernel (same
- * osrelease) or when a kallsyms file is given; for another kernel without a
- * build-id only the kernel map's extent is taken from them, as perf 6.1's
- * map__fixup_start/end does. All-zero addresses (kptr_restrict) load nothing.
+ * osrelease) or when a kallsyms file is given; another kernel's, named by its
+ * build-id, come from perf's build-id cache (~/.debug/[kernel.kallsyms]/ID/
+ * kallsyms, which perf record and perfkit record leave) when it has them; for
+ * another kernel without a build-id only the kernel map's extent is taken
+ * from them, as perf 6.1's map__fixup_start/end does. All-zero addresses
+ * (kptr_restrict) load nothing.
  */
 #include <ctype.h>
 #include <elf.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include "symbols/internal.h"
 
 #define KSYM_NAME_LEN 512
@@ -117,12 +122,38 @@ static int kload_fn(void *arg, const char *name, char type, uint64_t start)
 }
 
 /*
- * 1: load this machine's kallsyms as the kernel's symbols; 2: the file comes
- * from another kernel that the file gives no build-id for: read them only
- * for the kernel map's extent (perf 6.1 then loads the running kernel's
- * kallsyms anyway and bounds the kernel map by them, so addresses outside
- * print [unknown]); 0: do not read them (--symfs, or another kernel's
- * build-id: perf finds no kallsyms and keeps the recorded map).
+ * Another kernel's kallsyms in the build-id cache, as perf 6.1's
+ * dso__find_kallsyms looks for them last: made s->kallsyms_path; 1 if there.
+ */
+static int cached_kallsyms(struct pk_symbols *s)
+{
+	const struct sym_dso *k = s->kernel;
+	char path[4096], sbid[2 * 20 + 1];
+	char *dup;
+	struct stat st;
+
+	if (!s->home || !k->pub.build_id_size || k->pub.build_id_size > 20)
+		return 0;
+	for (unsigned i = 0; i < k->pub.build_id_size; i++)
+		snprintf(sbid + 2 * i, 3, "%02x", k->pub.build_id[i]);
+	if ((size_t)snprintf(path, sizeof(path), "%s/.debug/[kernel.kallsyms]/%s/kallsyms", s->home,
+			     sbid) >= sizeof(path) || stat(path, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	if (!(dup = strdup(path)))
+		return 0;            /* as if not cached: the kernel's addresses stay unresolved */
+	free(s->kallsyms_path);
+	s->kallsyms_path = dup;
+	return 1;
+}
+
+/*
+ * 1: load this machine's kallsyms (or the cached ones of the file's kernel)
+ * as the kernel's symbols; 2: the file comes from another kernel that the
+ * file gives no build-id for: read them only for the kernel map's extent
+ * (perf 6.1 then loads the running kernel's kallsyms anyway and bounds the
+ * kernel map by them, so addresses outside print [unknown]); 0: do not read
+ * them (--symfs, or another kernel's build-id not in the cache: perf finds
+ * no kallsyms and keeps the recorded map).
  */
 static int kallsyms_usable(struct pk_symbols *s)
 {
@@ -137,7 +168,8 @@ static int kallsyms_usable(struct pk_symbols *s)
 		s->kallsyms_ok = 1;
 	else if (!s->kernel || !s->kernel->pub.build_id_size)
 		s->kallsyms_ok = 2;      /* perf's dso__find_kallsyms: no build-id, running kernel's */
-	/* else: a build-id of another kernel: perf finds no kallsyms, the map stays as recorded */
+	else
+		s->kallsyms_ok = cached_kallsyms(s);
 	return s->kallsyms_ok;
 }
 

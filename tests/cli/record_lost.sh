@@ -95,6 +95,10 @@ ok $? "report exits 0"
 has "report warns with the count, as perf report does" \
 	"^perfkit: warning: '$TMP/pk1.data': the kernel dropped $lost_samples samples ([0-9.]*% of [0-9]*) in [0-9]* chunks*: the ring buffers were full" \
 	"$TMP/report.err"
+"$PERFKIT" report -D -i "$TMP/pk1.data" >/dev/null 2>"$TMP/dump.err"
+has "report -D warns too, as perf's does" "the kernel dropped $lost_samples samples" "$TMP/dump.err"
+"$PERFKIT" report --stats -i "$TMP/pk1.data" >/dev/null 2>"$TMP/stats.err"
+is "$(cat "$TMP/stats.err")" "" "report --stats gives the counts and no warning, as perf's"
 "$PERFKIT" script -i "$TMP/pk1.data" >/dev/null 2>"$TMP/script.err"
 has "script warns too" "^perfkit: warning: '$TMP/pk1.data': the kernel dropped $lost_samples samples" \
 	"$TMP/script.err"

@@ -43,27 +43,25 @@ perf_rate_start() {
 	perf record -q -e cpu-clock -o "$TMP/$name.rate" "$@" -- sleep 2.2 >/dev/null 2>&1 &
 	echo $! >"$TMP/$name.rate.pid"
 }
-# check_rates FILE NAME HZ TEXT: the irqs/sec of refreshes 1 and 2 of FILE each
-# within 15% of perf's samples/s (samples over their time span), or of HZ x
-# CPUs without perf. Each refresh counts the samples taken during it, the
-# ones still in the ring buffers at its end included: a refresh that left
-# them to the next read 12% low here, and the next one 15% high (40% under
-# ASan, which failed CI with the 35% this check allowed then). With two CPU
-# hogs besides, the first refresh of -p reads up to 10% below perf's rate
-# over its longer window.
+# check_rates FILE NAME HZ TEXT [MARGIN1]: the irqs/sec of refreshes 1 and 2
+# of FILE each within 15% (refresh 1: MARGIN1%) of perf's samples/s over the
+# same second of its recording, or of HZ x CPUs without perf. Each refresh
+# counts the samples taken during it, the ones still in the ring buffers at
+# its end included: a refresh that left them to the next read 12% low here,
+# and the next one 15% high (40% under ASan).
 check_rates() {
-	local want=$(($3 * NCPU))
+	local want1=$(($3 * NCPU)) want2=$(($3 * NCPU))
 	[ -f "$TMP/$2.rate.pid" ] && wait "$(cat "$TMP/$2.rate.pid")"
 	if [ -s "$TMP/$2.rate" ]; then
-		local got_perf
-		got_perf=$(perf script -i "$TMP/$2.rate" -F time 2>/dev/null |
-			awk '{ t = $1 + 0; if (n++ == 0) f = t; l = t } END { if (l > f) printf "%.0f", (n - 1) / (l - f) }')
-		note "perf record got $got_perf samples/s; $want would be none lost"
-		want=$got_perf
+		perf script -i "$TMP/$2.rate" -F time 2>/dev/null |
+			awk '{ t = $1 + 0; if (n++ == 0) f = t; if (t < f + 1) a++; else if (t < f + 2) b++ }
+			     END { print a + 0, b + 0 }' >"$TMP/$2.rates"
+		read -r want1 want2 <"$TMP/$2.rates"
+		note "perf record got $want1 samples in its first second, $want2 in its second"
 	fi
 	note "perfkit top: refresh 1 $(rate 1 "$1")/s, refresh 2 $(rate 2 "$1")/s"
-	within "$(rate 1 "$1")" "$want" 15 "refresh 1: $4"
-	within "$(rate 2 "$1")" "$want" 15 "refresh 2: $4"
+	within "$(rate 1 "$1")" "$want1" "${5:-15}" "refresh 1: $4"
+	within "$(rate 2 "$1")" "$want2" 15 "refresh 2: $4"
 }
 
 perf_rate_start all -a -F 4000
@@ -133,7 +131,10 @@ grep -qE '^ +[0-9.]+%  .*\[\.\] ' "$TMP/U" && fail "-U hides user rows" || pass 
 perf_rate_start F -p "$W" -F 1000
 "$PERFKIT" top --stdio -n 2 -d 1 -F 1000 -E 5 -p "$W" >"$TMP/F" 2>/dev/null
 grep -q '\[1000Hz cpu-clock\]' "$TMP/F" && pass "-F 1000 in the header" || fail "-F 1000 in the header"
-check_rates "$TMP/F" F 1000 "-F 1000 -p: about 1000 Hz x $NCPU busy threads, as perf record gets"
+# Refresh 1 of -p within 25%: top's start-up (kallsyms parsed on one of the CPUs the target's
+# threads share) takes CPU from the target, whose cpu-clock then samples less (8 to 12% here,
+# 17% beside perf's own start-up); -a samples whatever runs and keeps 15%.
+check_rates "$TMP/F" F 1000 "-F 1000 -p: about 1000 Hz x $NCPU busy threads, as perf record gets" 25
 is "$(block 2 "$TMP/F" | grep -cE '^ +[0-9.]+%  ')" 5 "-E 5 prints 5 rows"
 
 # ---- errors ---------------------------------------------------------------------------
