@@ -57,13 +57,26 @@ for bid in $both; do
 	# shellcheck disable=SC2086
 	is "$(differing "$TMP/pk" "$TMP/perf" $g)" "" "$name: each cached file has perf's bytes, each link perf's target"
 done
-echo "$got" | grep -q '/\[kernel\.kallsyms\]/.*/kallsyms$'; ok $? "the kernel's kallsyms are cached"
+if perf buildid-list -i "$TMP/pk.data" 2>/dev/null | grep -q ' \[kernel\.kallsyms\]$'; then
+	echo "$got" | grep -q '/\[kernel\.kallsyms\]/.*/kallsyms$'; ok $? "the kernel's kallsyms are cached"
+else
+	skip "no kernel sample this time: no kallsyms to cache"
+fi
 echo "$got" | grep -q 'pk-workload/[0-9a-f]*/elf$'; ok $? "the workload's binary is cached"
 is "$(stat -c %i "$TMP/pk/.debug$(realpath "$W")"/*/elf)" "$(stat -c %i "$(realpath "$W")")" \
 	"on the binary's file system the cached elf is a hard link"
-before=$(cd "$TMP/pk/.debug" && find . -newer "$TMP/pk.data" | wc -l)
+# file_states HOME PATH...: each PATH of HOME's cache with its inode and modification time
+file_states() {
+	local h=$1 f
+	shift
+	for f in "$@"; do stat -c '%n %i %Y' "$h/.debug/$f" 2>&1; done
+}
+# shellcheck disable=SC2086
+states=$(file_states "$TMP/pk" $got)
+sleep 1.1   # a rewrite would show in the modification time
 HOME=$TMP/pk "$PERFKIT" record -q -e cpu-clock -F 4000 -o "$TMP/pk2.data" -- "$W" --spin-ms 100 2>/dev/null
-is "$(cache_listing "$TMP/pk")" "$got" "a second recording of the same binaries adds nothing"
+# shellcheck disable=SC2086
+is "$(file_states "$TMP/pk" $got)" "$states" "a second recording leaves every cached entry as it was"
 
 # ---- -N ---------------------------------------------------------------------------------
 mkdir -p "$TMP/none"
