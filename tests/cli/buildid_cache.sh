@@ -65,11 +65,15 @@ fi
 echo "$got" | grep -q 'pk-workload/[0-9a-f]*/elf$'; ok $? "the workload's binary is cached"
 is "$(stat -c %i "$TMP/pk/.debug$(realpath "$W")"/*/elf)" "$(stat -c %i "$(realpath "$W")")" \
 	"on the binary's file system the cached elf is a hard link"
-# file_states HOME PATH...: each PATH of HOME's cache with its inode and modification time
+# file_states HOME PATH...: each file and link among the PATHs of HOME's cache with its
+# inode and modification time (directories change as entries are added beside)
 file_states() {
 	local h=$1 f
 	shift
-	for f in "$@"; do stat -c '%n %i %Y' "$h/.debug/$f" 2>&1; done
+	for f in "$@"; do
+		[ -d "$h/.debug/$f" ] && [ ! -L "$h/.debug/$f" ] && continue
+		stat -c '%n %i %Y' "$h/.debug/$f" 2>&1
+	done
 }
 # shellcheck disable=SC2086
 states=$(file_states "$TMP/pk" $got)
