@@ -110,6 +110,8 @@ PK_API int pk_array_grow(void **p, size_t *cap, size_t need, size_t elem, size_t
 
 /* @v in decimal at @p (at most 20 bytes, no NUL); returns the length. */
 PK_API size_t pk_fmt_uint(char *p, uint64_t v);
+/* The @n bytes at @b in lowercase hex at @out (2 * @n + 1 bytes, with its NUL): build-ids. */
+PK_API void pk_fmt_bytes_hex(char *out, const uint8_t *b, size_t n);
 
 #define PK_FIXED6_MAX 352   /* enough for printf("%f") of any double, with its NUL */
 

@@ -99,6 +99,15 @@ void pk_obuf_pad(struct pk_obuf *o, const char *s, size_t n, int width)
 
 const char pk_hex_digits[17] = "0123456789abcdef";
 
+void pk_fmt_bytes_hex(char *out, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = pk_hex_digits[b[i] >> 4];
+		out[2 * i + 1] = pk_hex_digits[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
 size_t pk_fmt_hex(char *p, uint64_t v)
 {
 	char tmp[16];

@@ -157,11 +157,10 @@ static int write_tables(struct pp *p)
 		uint32_t i = k == 0 ? p->main_map : k == p->main_map ? 0 : k;
 		const struct pk_map *m = e->mappings[i].map;
 		const struct pk_dso *dso = m->dso;
+		size_t nb = dso ? (dso->build_id_size < 20 ? dso->build_id_size : 20) : 0;
 		char hex[41];
 
-		hex[0] = '\0';
-		for (unsigned b = 0; dso && b < dso->build_id_size && b < 20; b++)
-			snprintf(hex + 2 * b, 3, "%02x", dso->build_id[b]);
+		pk_fmt_bytes_hex(hex, nb ? dso->build_id : NULL, nb);
 		p->msg.len = 0;
 		if ((err = S(p, dso && dso->name ? dso->name : "[unknown]", &s1)) || (err = S(p, hex, &s2)) ||
 		    (err = pk_pb_uint(&p->msg, 1, k + 1)) || (err = pk_pb_uint(&p->msg, 2, m->start)) ||

@@ -172,8 +172,7 @@ static int add_one(const char *dir, const struct pk_feat_build_id *b)
 
 	if (!b->filename || !b->size || b->size > 20)
 		return 0;
-	for (unsigned i = 0; i < b->size; i++)
-		snprintf(sbid + 2 * i, 3, "%02x", b->build_id[i]);
+	pk_fmt_bytes_hex(sbid, b->build_id, b->size);
 	snprintf(link_path, sizeof(link_path), "%s/.build-id/%.2s/%s", dir, sbid, sbid + 2);
 	if (stat(link_path, &st) == 0 && S_ISDIR(st.st_mode))
 		return 0;            /* already cached (a link that leads somewhere), as perf checks */

@@ -365,10 +365,11 @@ static void cache_build_ids(const struct rec *r, const struct pk_features *f)
 
 	if (r->o->no_buildid_cache || (!r->o->buildid_dir && (!home || !*home)))
 		return;
-	if (r->o->buildid_dir)
-		snprintf(dir, sizeof(dir), "%s", r->o->buildid_dir);
-	else
-		snprintf(dir, sizeof(dir), "%s/.debug", home);
+	if ((size_t)snprintf(dir, sizeof(dir), "%s%s", r->o->buildid_dir ? r->o->buildid_dir : home,
+			     r->o->buildid_dir ? "" : "/.debug") >= sizeof(dir)) {
+		pk_log(PK_LOG_WARN, "the build-id cache's path is too long: nothing cached");
+		return;
+	}
 	pk_diag_init(&d);
 	if (pk_buildid_cache_add(dir, f, &d) < 0)
 		pk_log(PK_LOG_WARN, "'%s': %s", d.subject, d.msg);

@@ -66,18 +66,6 @@ out:
 	return err;
 }
 
-static void hex(const uint8_t *b, size_t n, char *out)
-{
-	static const char x[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = x[b[i] >> 4];
-		out[2 * i + 1] = x[b[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
 int sym_debug_candidates(struct pk_symbols *s, const struct sym_dso *d,
 			 int (*fn)(void *arg, const char *path, int is_binary), void *arg)
 {
@@ -87,7 +75,7 @@ int sym_debug_candidates(struct pk_symbols *s, const struct sym_dso *d,
 
 	snprintf(bin, sizeof(bin), "%s%s", s->symfs, name);
 	if (has_bid)
-		hex(d->pub.build_id, d->pub.build_id_size, sbid);
+		pk_fmt_bytes_hex(sbid, d->pub.build_id, d->pub.build_id_size);
 
 	/* 1. .gnu_debuglink */
 	if (name[0] == '/' && is_regular(bin) && sym_read_debuglink(bin, link, sizeof(link)) == 0) {

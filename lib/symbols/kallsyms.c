@@ -134,13 +134,14 @@ static int cached_kallsyms(struct pk_symbols *s)
 
 	if (!s->home || !k->pub.build_id_size || k->pub.build_id_size > 20)
 		return 0;
-	for (unsigned i = 0; i < k->pub.build_id_size; i++)
-		snprintf(sbid + 2 * i, 3, "%02x", k->pub.build_id[i]);
+	pk_fmt_bytes_hex(sbid, k->pub.build_id, k->pub.build_id_size);
 	if ((size_t)snprintf(path, sizeof(path), "%s/.debug/[kernel.kallsyms]/%s/kallsyms", s->home,
 			     sbid) >= sizeof(path) || stat(path, &st) || !S_ISREG(st.st_mode))
 		return 0;
-	if (!(dup = strdup(path)))
-		return 0;            /* as if not cached: the kernel's addresses stay unresolved */
+	if (!(dup = strdup(path))) {
+		sym_out_of_memory(s);   /* warned: the kernel's addresses stay unresolved */
+		return 0;
+	}
 	free(s->kallsyms_path);
 	s->kallsyms_path = dup;
 	return 1;

@@ -228,8 +228,7 @@ static Dwfl_Module *report(struct pk_unwind *uw, struct pk_unwind_space *sp,
 	if (!mod && m->path[0] == '/' && m->build_id && m->build_id_size && m->build_id_size <= 20 && uw->home) {
 		char hex[41];
 
-		for (unsigned i = 0; i < m->build_id_size; i++)
-			snprintf(hex + 2 * i, 3, "%02x", m->build_id[i]);
+		pk_fmt_bytes_hex(hex, m->build_id, m->build_id_size);
 		n = snprintf(file, sizeof(file), "%s/.debug/.build-id/%.2s/%s/elf", uw->home, hex,
 			     hex + 2);
 		if (n > 0 && (size_t)n < sizeof(file))

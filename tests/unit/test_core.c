@@ -317,6 +317,23 @@ static void test_g17(void)
 	ok(bad == 0, "g17: 200,000 ratios of integers, as metric equations make them");
 }
 
+/* pk_fmt_bytes_hex against "%02x" per byte: every byte value, and no bytes at all. */
+static void test_fmt_bytes_hex(void)
+{
+	uint8_t all[256];
+	char got[2 * 256 + 1], want[2 * 256 + 1];
+
+	for (int i = 0; i < 256; i++) {
+		all[i] = (uint8_t)(255 - i);
+		snprintf(want + 2 * i, 3, "%02x", all[i]);
+	}
+	pk_fmt_bytes_hex(got, all, sizeof(all));
+	is_str(got, want, "pk_fmt_bytes_hex: the 256 byte values as %%02x gives them");
+	memset(got, 'x', sizeof(got));
+	pk_fmt_bytes_hex(got, NULL, 0);
+	is_str(got, "", "pk_fmt_bytes_hex: no bytes is the empty string");
+}
+
 /* pk_fmt_uint against "%" PRIu64: every length, each side of every power of ten, random values. */
 static void test_fmt_uint(void)
 {
@@ -441,6 +458,7 @@ int main(void)
 	test_fixed6();
 	test_g17();
 	test_fmt_uint();
+	test_fmt_bytes_hex();
 	test_obuf();
 	test_cpus_usable();
 	return done_testing();
