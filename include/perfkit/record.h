@@ -88,8 +88,7 @@ struct pk_record_opts {
 	int quiet;
 	int argc;                    /* the perfkit command line, for CMDLINE */
 	char *const *cmdline;
-	int no_buildid_cache;        /* -N: leave perf's build-id cache alone */
-	const char *buildid_dir;     /* the cache (NULL: $HOME/.debug, perf's default) */
+	int no_buildid_cache;        /* -N: leave perf's build-id cache ($HOME/.debug) alone */
 };
 
 /* ---- sampling events and their rings (sampler.c) ---------------------------- */

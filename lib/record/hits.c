@@ -113,18 +113,15 @@ int pk_rec_hits_add(struct pk_rec_hits *h, const struct perf_event_header *rec)
 	int ev = 0;
 
 	pk_diag_init(&d);
-	if (rec->type == PERF_RECORD_LOST && rec->size >= 24) {
-		uint64_t lost;
+	if (rec->type == PERF_RECORD_LOST || rec->type == PERF_RECORD_LOST_SAMPLES) {
+		union pk_rec u;
 
-		memcpy(&lost, (const char *)rec + 16, sizeof(lost));
-		h->lost += lost;
-		return 0;
-	}
-	if (rec->type == PERF_RECORD_LOST_SAMPLES && rec->size >= 16) {
-		uint64_t lost;
-
-		memcpy(&lost, (const char *)rec + 8, sizeof(lost));
-		h->lost_samples += lost;
+		if (pk_rec_decode(rec, rec->size, h->layouts[0].id_trailer_size, &u, 0, &d))
+			return 0;   /* the kernel wrote it; a decoding gap must not stop recording */
+		if (rec->type == PERF_RECORD_LOST)
+			h->lost += u.lost.lost;
+		else
+			h->lost_samples += u.lost_samples;
 		return 0;
 	}
 	if (rec->type != PERF_RECORD_SAMPLE)

@@ -363,10 +363,9 @@ static void cache_build_ids(const struct rec *r, const struct pk_features *f)
 	char dir[4096];
 	struct pk_diag d;
 
-	if (r->o->no_buildid_cache || (!r->o->buildid_dir && (!home || !*home)))
+	if (r->o->no_buildid_cache || !home || !*home)
 		return;
-	if ((size_t)snprintf(dir, sizeof(dir), "%s%s", r->o->buildid_dir ? r->o->buildid_dir : home,
-			     r->o->buildid_dir ? "" : "/.debug") >= sizeof(dir)) {
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/.debug", home) >= sizeof(dir)) {
 		pk_log(PK_LOG_WARN, "the build-id cache's path is too long: nothing cached");
 		return;
 	}

@@ -292,15 +292,17 @@ static int handle_sample(struct run_ctx *rc, const struct pk_record *r)
 static int count_lost_samples(struct run_ctx *rc, const struct pk_record *r)
 {
 	struct pk_session_counts *cnt;
-	uint64_t lost;
+	struct pk_diag d;
+	union pk_rec u;
 
-	if (!r->evsel || r->hdr->size < 16)
-		return 0;
+	pk_diag_init(&d);
+	if (!r->evsel || pk_rec_decode(r->hdr, r->hdr->size, trailer_size(rc->ss, r), &u,
+				       r->file_offset, &d))
+		return 0;   /* too short to say: the file's stats skip it too */
 	cnt = counts_for(rc->ss, (size_t)r->evsel->idx);
 	if (!cnt)
 		return pk_diag_fail(rc->d, -ENOMEM, "out of memory");
-	memcpy(&lost, (const char *)r->hdr + 8, sizeof(lost));
-	cnt->nr_lost_samples += lost;
+	cnt->nr_lost_samples += u.lost_samples;
 	return 0;
 }
 
