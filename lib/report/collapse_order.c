@@ -10,6 +10,16 @@
  * before it (perf compares DSOs inside it, but not for two unresolved
  * symbols) and inline symbols (compared by name) take the comparison
  * function.
+ *
+ * perf compares two unresolved symbols by the signed difference of their
+ * addresses, which goes round in a circle for addresses 2^63 or more apart
+ * (garbage frames of a broken frame-pointer chain: 0x56d5... before
+ * 0x99cf... before 0x7fff... before 0x56d5...). Its order then depends on
+ * how its trees grew: the input tree, in the order the entries were made,
+ * and, when a key has a collapse function (comm), the collapsed tree, in the
+ * input tree's order. When the addresses allow such a circle, those trees
+ * are built here the same way (rbtree_order.c); otherwise a sort gives the
+ * same order. tests/unit/test_report_circle.c checks both against perf.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -126,12 +136,54 @@ static void pack(const struct pk_report *r, const uint32_t *rank, const struct r
 	}
 }
 
+static int collapse_before(uint32_t a, uint32_t b, void *r)
+{
+	const struct pk_report *rep = r;
+
+	return rp_entry_collapse_cmp(rep, &rep->ent[a], &rep->ent[b]);
+}
+
+/* perf builds its collapsed tree only when a key has a collapse function: of perf 6.1's, comm */
+static int has_collapse_key(const struct pk_report *r)
+{
+	for (int i = 0; i < r->nr_keys; i++)
+		if (r->keys[i]->id == RP_K_COMM)
+			return 1;
+	return 0;
+}
+
+/* 1 when no half of the address circle holds every unresolved address of @v */
+static int unresolved_may_circle(const struct pk_report *r, const uint32_t *v, size_t n)
+{
+	uint64_t umin = UINT64_MAX, umax = 0;
+	int64_t smin = INT64_MAX, smax = INT64_MIN;
+	const uint64_t half = 1ULL << 63;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct rp_entry *e = &r->ent[v[i]];
+
+		if (e->sym)
+			continue;
+		umin = e->ip < umin ? e->ip : umin;
+		umax = e->ip > umax ? e->ip : umax;
+		smin = (int64_t)e->ip < smin ? (int64_t)e->ip : smin;
+		smax = (int64_t)e->ip > smax ? (int64_t)e->ip : smax;
+	}
+	return umin <= umax && umax - umin >= half && (uint64_t)smax - (uint64_t)smin >= half;
+}
+
+/* @v: the entries of one event in the order they were made */
 int rp_collapse_order(struct pk_report *r, uint32_t *v, size_t n)
 {
 	int words = packed_words(r, v, n);
 	struct packed *p;
 	uint32_t *rank;
 
+	if (unresolved_may_circle(r, v, n)) {
+		int err = rp_rbtree_order(v, n, collapse_before, r);   /* the input tree */
+
+		return err || !has_collapse_key(r) ? err : rp_rbtree_order(v, n, collapse_before, r);
+	}
 	if (!words) {
 		qsort_r(v, n, sizeof(*v), entry_cmp, r);
 		return 0;

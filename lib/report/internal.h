@@ -305,7 +305,10 @@ void rp_report_decide(struct pk_report *r, const struct pk_evsel *ev);
 uint32_t *rp_sorted_entries(struct pk_report *r, uint32_t evsel, size_t *n);
 
 /* collapse_order.c */
-/* Order @v (entry indices) as perf's collapsed tree: by rp_key_collapse_cmp(). 0 or -ENOMEM. */
+/*
+ * Order @v (entry indices, in the order the entries were made) as perf's
+ * collapsed tree: by rp_key_collapse_cmp(). 0 or -ENOMEM.
+ */
 int rp_collapse_order(struct pk_report *r, uint32_t *v, size_t n);
 
 /* rbtree_order.c */

@@ -296,8 +296,12 @@ int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struc
 		if (!a->sym || !b->sym) {
 			if (a->sym || b->sym)   /* perf's cmp_null: resolved first */
 				return a->sym ? -1 : 1;
-			/* perf's rb-tree order for two unresolved: the signed difference (kernel first) */
-			return ((int64_t)(a->ip - b->ip) > 0) - ((int64_t)(a->ip - b->ip) < 0);
+			/*
+			 * perf's sort__sym_sort() finds two unresolved symbols equal, so
+			 * they keep the order perf inserts them in (collapse_order.c);
+			 * symoff, a key perf 6.1 lacks, orders them by address
+			 */
+			return k->id == RP_K_SYM ? 0 : ((int64_t)(a->ip - b->ip) > 0) - ((int64_t)(a->ip - b->ip) < 0);
 		}
 		return strcmp(a->sym->name, b->sym->name);
 	default:

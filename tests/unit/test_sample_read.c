@@ -16,6 +16,7 @@
 #include <perfkit/perfdata.h>
 #include <perfkit/session.h>
 #include "../tap.h"
+#include "perfdata_write.h"
 
 #define MAX_DELIVERED 512
 
@@ -71,14 +72,7 @@ static int write_file(const char *path, int group, size_t nr_ev, const uint64_t 
 {
 	struct perf_event_attr attr[2];
 	struct pk_writer_evsel ev[2];
-	struct pk_writer_opts o = { .sz = sizeof(o) };
-	struct pk_perfdata_writer *w;
-	struct pk_diag d;
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), err;
 
-	pk_diag_init(&d);
-	if (fd < 0)
-		return -1;
 	for (size_t i = 0; i < nr_ev; i++) {
 		memset(&attr[i], 0, sizeof(attr[i]));
 		attr[i].size = sizeof(attr[i]);
@@ -92,15 +86,7 @@ static int write_file(const char *path, int group, size_t nr_ev, const uint64_t 
 		ev[i] = (struct pk_writer_evsel){ .attr = &attr[i], .name = i ? "task-clock" : "cpu-clock",
 						  .ids = ids[i], .nr_ids = nr_ids };
 	}
-	err = pk_writer_open(&w, fd, path, ev, nr_ev, &o, &d);
-	for (size_t i = 0; !err && i < n; i++)
-		err = pk_writer_write(w, recs[i], lens[i], &d);
-	if (!err)
-		err = pk_writer_close(w, NULL, &d);
-	if (err)
-		diag("writing %s: %s", path, d.msg);
-	close(fd);
-	return err ? -1 : 0;
+	return write_perfdata(path, ev, nr_ev, recs, lens, n);
 }
 
 static int run(const char *path, struct delivered *dv, uint64_t *nr0, uint64_t *nr1)

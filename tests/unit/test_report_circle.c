@@ -1,0 +1,180 @@
+/*
+ * perfkit report's row order against perf report's on a written file whose
+ * call chains hold unresolved addresses 2^63 or more apart (garbage frames
+ * of a broken frame-pointer chain). perf compares two unresolved symbols by
+ * the signed difference of their addresses, which goes round in a circle for
+ * such addresses, so its order comes from how its trees grew, not from a
+ * sort (lib/report/collapse_order.c). The oracle is perf itself: the file is
+ * written here (no maps, so every frame is unresolved on any machine), and
+ * perf report and $PERFKIT report must print the same rows, with and without
+ * children, with comm among the keys (perf builds its collapsed tree) and
+ * without (it does not). Skips without a usable perf.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <perfkit/perfdata.h>
+#include "../tap.h"
+#include "perfdata_write.h"
+
+#define PID 4242
+#define NR_SAMPLES 40
+#define MAX_FRAMES 4
+
+/* Unresolved addresses on both halves of the circle, and one apart from the rest. */
+static const uint64_t addrs[] = {
+	0x99cf1df000007fa5ull, 0x56d5e95d5bdf8948ull, 0x00007fff99cf2100ull, 0xc3a1000012345678ull,
+	0x2000000000000010ull, 0x0000000000401000ull, 0x6000000000000000ull, 0xa000000000000008ull,
+	0x00005598e46e0c00ull, 0xe000000000000040ull,
+};
+#define NR_ADDRS (sizeof(addrs) / sizeof(addrs[0]))
+
+/* A COMM record naming the process (no sample_id: the attr has none). */
+static size_t comm_record(uint64_t *buf)
+{
+	struct perf_event_header *h = (struct perf_event_header *)buf;
+	uint32_t *ids = (uint32_t *)(buf + 1);
+
+	memset(buf, 0, 32);
+	ids[0] = ids[1] = PID;
+	memcpy(buf + 2, "circle", 7);
+	h->type = PERF_RECORD_COMM;
+	h->size = 32;
+	return 32;
+}
+
+/*
+ * Sample @k of file @f: IP, TID, TIME, PERIOD, then a user call chain of 1 to
+ * MAX_FRAMES addresses, drawn by a fixed rule that @f varies.
+ */
+static size_t sample_record(uint64_t *buf, unsigned f, unsigned k)
+{
+	struct perf_event_header *h = (struct perf_event_header *)buf;
+	unsigned nf = 1 + (k * 7 + k / 3 + f) % MAX_FRAMES;
+	size_t w = 1;
+
+	buf[w++] = addrs[(k * 5 + 3 + f * k / 7) % NR_ADDRS];    /* ip: the leaf */
+	buf[w++] = (uint64_t)PID << 32 | PID;        /* tid, pid */
+	buf[w++] = 1000000 + 1000 * (uint64_t)k;     /* time */
+	buf[w++] = 1000;                             /* period: every sample the same, for ties */
+	buf[w++] = nf + 1;
+	buf[w++] = (uint64_t)PERF_CONTEXT_USER;
+	buf[w++] = buf[1];
+	for (unsigned i = 1; i < nf; i++)
+		buf[w++] = addrs[(k * 3 + i * (k % 4 + 1) + f * i) % NR_ADDRS];
+	h->type = PERF_RECORD_SAMPLE;
+	h->misc = PERF_RECORD_MISC_USER;
+	h->size = (uint16_t)(w * 8);
+	return w * 8;
+}
+
+static int write_file(const char *path, unsigned f)
+{
+	static uint64_t recs[1 + NR_SAMPLES][64];
+	static const uint64_t ids[] = { 1 };
+	struct perf_event_attr attr = { 0 };
+	struct pk_writer_evsel ev = { .attr = &attr, .name = "cpu-clock", .ids = ids, .nr_ids = 1 };
+	size_t lens[1 + NR_SAMPLES];
+
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	attr.sample_period = 1000;
+	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
+			   PERF_SAMPLE_CALLCHAIN;
+	lens[0] = comm_record(recs[0]);
+	for (unsigned k = 0; k < NR_SAMPLES; k++)
+		lens[1 + k] = sample_record(recs[1 + k], f, k);
+	return write_perfdata(path, &ev, 1, recs, lens, 1 + NR_SAMPLES);
+}
+
+/* The rows (lines not starting with '#', blank lines dropped) that @cmd prints; NULL if none. */
+static char *rows_of(const char *cmd)
+{
+	char line[4096], *out = NULL;
+	size_t len = 0;
+	FILE *fp = popen(cmd, "r");
+
+	if (!fp)
+		return NULL;
+	while (fgets(line, sizeof(line), fp)) {
+		size_t n = strlen(line);
+		char *grown;
+
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		grown = realloc(out, len + n + 1);
+		if (!grown)
+			break;
+		out = grown;
+		memcpy(out + len, line, n + 1);
+		len += n;
+	}
+	pclose(fp);
+	return out;
+}
+
+/* Both tools' rows for `report --stdio @args` on @file (the @f-th): the same. */
+static void same_rows(const char *perfkit, const char *file, unsigned f, const char *args)
+{
+	char cmd[1024];
+	char *perf_rows, *pk_rows;
+
+	snprintf(cmd, sizeof(cmd), "perf report --stdio %s -i '%s' 2>/dev/null", args, file);
+	perf_rows = rows_of(cmd);
+	snprintf(cmd, sizeof(cmd), "'%s' report --stdio %s -i '%s' 2>/dev/null", perfkit, args, file);
+	pk_rows = rows_of(cmd);
+	if (!perf_rows || !pk_rows) {
+		ok(0, "file %u, report %s: both tools print rows (perf %s, perfkit %s)", f, args,
+		   perf_rows ? "did" : "did not", pk_rows ? "did" : "did not");
+	} else if (!ok(!strcmp(perf_rows, pk_rows), "file %u, report %s: perfkit's rows are perf's, in its order",
+		       f, args)) {
+		const char *p = perf_rows, *q = pk_rows;
+
+		while (*p && *p == *q)          /* to the start of the first line that differs */
+			p++, q++;
+		while (p > perf_rows && p[-1] != '\n')
+			p--, q--;
+		diag("perf:    %.*s", (int)strcspn(p, "\n"), p);
+		diag("perfkit: %.*s", (int)strcspn(q, "\n"), q);
+	}
+	free(perf_rows);
+	free(pk_rows);
+}
+
+int main(void)
+{
+	static const char *const args[] = {
+		"--children",                           /* comm,dso,sym: two trees */
+		"--no-children",
+		"--children -g callee",
+		"--no-children --sort comm,sym -g none",
+		"--children --sort sym",                /* no comm: one tree */
+		"--children --sort dso,sym -g none",
+		"--no-children --sort sym -g none",
+	};
+	const char *perfkit = getenv("PERFKIT") ? getenv("PERFKIT") : "build/perfkit";
+	char dir[] = "/tmp/pk-report-circle.XXXXXX", file[600], cmd[700];
+
+	if (system("perf version >/dev/null 2>&1") != 0)
+		skip_all("Linux perf not usable here");
+	if (access(perfkit, X_OK))
+		skip_all("no perfkit command to run");
+	if (!mkdtemp(dir)) {
+		ok(0, "temporary directory");
+		return done_testing();
+	}
+	/* three files, whose chains found different mistakes of the sorted order */
+	for (unsigned f = 3; f <= 9; f += 3) {
+		snprintf(file, sizeof(file), "%s/circle%u.data", dir, f);
+		if (ok(!write_file(file, f), "file %u with circular unresolved addresses written", f))
+			for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++)
+				same_rows(perfkit, file, f, args[i]);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		diag("could not remove %s", dir);
+	return done_testing();
+}
