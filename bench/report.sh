@@ -3,7 +3,8 @@
 # perf script / perf script | stackcollapse-perf.pl on one 100+ MB perf.data
 # recorded here once (system-wide, call graphs, 20 kHz, ~30 s of a busy mixed
 # workload) and cached in build/bench/. Wall time by hyperfine (no shell,
-# 1 warm-up, 3 runs), peak RSS by /usr/bin/time; printed as ratios.
+# 1 warm-up, 3 runs), peak RSS by /usr/bin/time; printed as ratios, with
+# whether the outputs of perf and perfkit agree.
 # Targets: report >= 10x faster and <= 1/4 memory; --no-children >= 3x;
 # script >= 2x; folded >= 10x. No assertions: figures only.
 set -euo pipefail
@@ -68,23 +69,42 @@ if [ -z "$FOLD" ]; then
 	echo "note: stackcollapse-perf.pl not installed; folding with tests/cli/collapse-perf.pl (its rules, in Perl)"
 fi
 
-# time_pair NAME PERF_CMD PERFKIT_CMD [shell]: median ratio and peak RSS ratio
+# lines OUT: the output's lines without perf's closing tip and blank lines
+lines() { grep -v -e '^# (Tip:' -e '^# (Cannot load tips.txt' -e '^$' "$1" || true; }
+
+# time_pair NAME PERF_CMD PERFKIT_CMD [shell]: median ratio and peak RSS ratio, and
+# whether the two outputs (of the peak-RSS runs) agree: line for line, or, for the
+# folded stacks (shell), as sorted sets of lines
 time_pair() {
 	local name=$1 pcmd=$2 kcmd=$3 shell=${4:-}
 	local opt=(-N)
 	[ -n "$shell" ] && opt=()
 	hyperfine "${opt[@]}" --warmup 1 --runs "$RUNS" --export-csv "$TMP/t.csv" \
 		-n perf "$pcmd" -n perfkit "$kcmd" >/dev/null 2>&1
-	local pm km
-	pm=$(/usr/bin/time -f %M sh -c "$pcmd >/dev/null 2>&1" 2>&1 | tail -1)
-	km=$(/usr/bin/time -f %M sh -c "$kcmd >/dev/null 2>&1" 2>&1 | tail -1)
-	awk -F, -v name="$name" -v pm="$pm" -v km="$km" '
+	local pm km diffs total
+	pm=$(/usr/bin/time -f %M sh -c "$pcmd >$TMP/perf.out 2>/dev/null" 2>&1 | tail -1)
+	km=$(/usr/bin/time -f %M sh -c "$kcmd >$TMP/pk.out 2>/dev/null" 2>&1 | tail -1)
+	if [ -n "$shell" ]; then
+		lines "$TMP/perf.out" | sort >"$TMP/perf.lines"
+		lines "$TMP/pk.out" | sort >"$TMP/pk.lines"
+	else
+		lines "$TMP/perf.out" >"$TMP/perf.lines"
+		lines "$TMP/pk.out" >"$TMP/pk.lines"
+	fi
+	total=$(wc -l <"$TMP/perf.lines")
+	diffs=$(diff "$TMP/perf.lines" "$TMP/pk.lines" | grep -c '^[<>]' || true)
+	rm -f "$TMP/perf.out" "$TMP/pk.out" "$TMP/perf.lines" "$TMP/pk.lines"
+	awk -F, -v name="$name" -v pm="$pm" -v km="$km" -v diffs="$diffs" -v total="$total" '
 		NR > 1 { med[$1] = $4 }
 		END {
 			printf "%s\n", name
 			printf "  perf     %9.3f s  %8.1f MiB peak\n", med["perf"], pm / 1024
 			printf "  perfkit  %9.3f s  %8.1f MiB peak\n", med["perfkit"], km / 1024
 			printf "  speed-up %.1fx, memory %.3f of perf'"'"'s\n", med["perf"] / med["perfkit"], km / pm
+			if (diffs == 0)
+				printf "  outputs identical (%d lines)\n", total
+			else
+				printf "  outputs DIFFER: %d lines of perf'"'"'s %d or perfkit'"'"'s differ\n", diffs, total
 		}' "$TMP/t.csv"
 }
 

@@ -77,10 +77,16 @@ static uint32_t *string_ranks(const struct rp_strtab *t)
 	return rank;
 }
 
-/* Words per entry when every key packs (comm, dso, or symbol after dso; no inline symbol among @v), else 0. */
-static int packed_words(const struct pk_report *r, const uint32_t *v, size_t n)
+/*
+ * Words per entry when every key packs (comm, dso, or symbol after dso; no
+ * inline symbol among @v), else 0. Bit i of *@addr_words: word i holds an
+ * address (pack()).
+ */
+static int packed_words(const struct pk_report *r, const uint32_t *v, size_t n, uint32_t *addr_words)
 {
 	int words = 0, dso_seen = 0;
+
+	*addr_words = 0;
 
 	for (int i = 0; i < r->nr_keys; i++) {
 		switch (r->keys[i]->id) {
@@ -94,6 +100,7 @@ static int packed_words(const struct pk_report *r, const uint32_t *v, size_t n)
 		case RP_K_SYM:
 			if (!dso_seen)
 				return 0;
+			*addr_words |= 3u << (words + 1);
 			words += 3;
 			break;
 		default:
@@ -143,6 +150,32 @@ static int collapse_before(uint32_t a, uint32_t b, void *r)
 	return rp_entry_collapse_cmp(rep, &rep->ent[a], &rep->ent[b]);
 }
 
+struct packed_tree {
+	const struct packed *p;
+	int words;
+	uint32_t addr_words;
+};
+
+/*
+ * rp_key_collapse_cmp()'s order on packed entries @a and @b (places in the
+ * array): addresses by their signed difference, which the sign bit pack()
+ * flips leaves unchanged
+ */
+static int packed_before(uint32_t a, uint32_t b, void *ctx)
+{
+	const struct packed_tree *t = ctx;
+	const uint64_t *wa = t->p[a].w, *wb = t->p[b].w;
+
+	for (int i = 0; i < t->words; i++) {
+		if (wa[i] == wb[i])
+			continue;
+		if (t->addr_words >> i & 1)
+			return (int64_t)(wa[i] - wb[i]) < 0 ? -1 : 1;
+		return wa[i] < wb[i] ? -1 : 1;
+	}
+	return 0;
+}
+
 /* perf builds its collapsed tree only when a key has a collapse function: of perf 6.1's, comm */
 static int has_collapse_key(const struct pk_report *r)
 {
@@ -150,6 +183,14 @@ static int has_collapse_key(const struct pk_report *r)
 		if (r->keys[i]->id == RP_K_COMM)
 			return 1;
 	return 0;
+}
+
+/* perf's input tree, then (when a key collapses) its collapsed tree, on @v */
+static int grow_trees(const struct pk_report *r, uint32_t *v, size_t n, rp_before_fn before, void *ctx)
+{
+	int err = rp_rbtree_order(v, n, before, ctx);
+
+	return err || !has_collapse_key(r) ? err : rp_rbtree_order(v, n, before, ctx);
 }
 
 /* 1 when no half of the address circle holds every unresolved address of @v */
@@ -175,16 +216,14 @@ static int unresolved_may_circle(const struct pk_report *r, const uint32_t *v, s
 /* @v: the entries of one event in the order they were made */
 int rp_collapse_order(struct pk_report *r, uint32_t *v, size_t n)
 {
-	int words = packed_words(r, v, n);
+	uint32_t addr_words, *rank;
+	int words = packed_words(r, v, n, &addr_words), err = 0;
+	int circle = unresolved_may_circle(r, v, n);
 	struct packed *p;
-	uint32_t *rank;
 
-	if (unresolved_may_circle(r, v, n)) {
-		int err = rp_rbtree_order(v, n, collapse_before, r);   /* the input tree */
-
-		return err || !has_collapse_key(r) ? err : rp_rbtree_order(v, n, collapse_before, r);
-	}
 	if (!words) {
+		if (circle)
+			return grow_trees(r, v, n, collapse_before, r);
 		qsort_r(v, n, sizeof(*v), entry_cmp, r);
 		return 0;
 	}
@@ -199,10 +238,20 @@ int rp_collapse_order(struct pk_report *r, uint32_t *v, size_t n)
 		pack(r, rank, &r->ent[v[i]], p[i].w);
 		p[i].entry = v[i];
 	}
-	qsort_r(p, n, sizeof(*p), packed_cmp, &words);
-	for (size_t i = 0; i < n; i++)
-		v[i] = p[i].entry;
+	if (circle) {
+		struct packed_tree t = { p, words, addr_words };
+
+		for (uint32_t i = 0; i < n; i++)
+			v[i] = i;       /* places in p, still in the order the entries were made */
+		err = grow_trees(r, v, n, packed_before, &t);
+		for (size_t i = 0; !err && i < n; i++)
+			v[i] = p[v[i]].entry;
+	} else {
+		qsort_r(p, n, sizeof(*p), packed_cmp, &words);
+		for (size_t i = 0; i < n; i++)
+			v[i] = p[i].entry;
+	}
 	free(p);
 	free(rank);
-	return 0;
+	return err;
 }
