@@ -8,6 +8,9 @@
  *  - an unresolved frame is "[" + basename of the DSO's name + "]"
  *    (so the kernel is "[[kernel.kallsyms]]"), or "[unknown]" without a map;
  *    with include_addrs "[<dso basename or unknown> <0xaddr>]";
+ *  - a DSO whose name has a blank ("/memfd:jit (deleted)") makes the
+ *    script's frame regex split perf script's line elsewhere: see
+ *    fold_split_frame();
  *  - tidy: ';' becomes ':', everything from the first '(' that does not
  *    open "(anonymous namespace)" is cut unless the name looks like a Go
  *    method ("pkg.(*T).M"), '"' and '\'' are deleted, and for processes
@@ -147,68 +150,124 @@ static size_t strip_offset(const char *s, size_t len)
 	return len;
 }
 
-static const char *base_name(const char *path)
+/* 1 when @s holds a blank, as Perl's \s sees it */
+static int has_blank(const char *s)
 {
-	const char *s = strrchr(path, '/');
+	return strpbrk(s, " \t\n\v\f\r") != NULL;
+}
 
-	return s ? s + 1 : path;
+/*
+ * stackcollapse-perf.pl's rules for the frame whose perf script text is
+ * @name (@len bytes: a symbol, or "[unknown]") from module @mod (@mod_len)
+ * at @ip, into e->tmp: a trailing "+0x<hex>" goes, a name starting with "("
+ * is dropped (*skip), the name splits on "->" into parts (later parts get
+ * "_[i]"), an "[unknown]" part becomes "[" + @mod's basename + "]" (or
+ * "[unknown]" when @mod is "[unknown]"), and every part is tidied.
+ */
+static int fold_frame(struct pk_export *e, const char *name, size_t len, const char *mod,
+		      size_t mod_len, uint64_t ip, int java, int *skip)
+{
+	struct pk_buf *b = &e->tmp;
+	size_t piece = 0;
+	int err;
+
+	b->len = 0;
+	len = strip_offset(name, len);
+	if (len && name[0] == '(') {
+		*skip = 1;
+		return 0;
+	}
+	while (1) {
+		const char *arrow = memmem(name, len, "->", 2);
+		size_t n = arrow ? (size_t)(arrow - name) : len, mark;
+
+		if (piece && (err = pk_buf_append(b, ";", 1)))
+			return err;
+		mark = b->len;
+		if (n == 9 && !memcmp(name, "[unknown]", 9)) {
+			int known = !(mod_len == 9 && !memcmp(mod, "[unknown]", 9));
+			const char *base = mod, *slash;
+			char part[4200];
+			int k;
+
+			while ((slash = memchr(base, '/', mod_len - (size_t)(base - mod))))
+				base = slash + 1;
+			if (!known)
+				base = "unknown";
+			k = (int)(known ? mod_len - (size_t)(base - mod) : 7);
+			if (e->opts.include_addrs)
+				k = snprintf(part, sizeof(part), "[%.*s <%" PRIx64 ">]", k, base, ip);
+			else
+				k = snprintf(part, sizeof(part), "[%.*s]", k, base);
+			if (k < 0)
+				return -EINVAL;
+			/* the bracketed name goes through tidy too, as in stackcollapse-perf.pl */
+			err = pk_exp_tidy(part, strlen(part), java, b);
+		} else {
+			err = pk_exp_tidy(name, n, java, b);
+		}
+		if (err)
+			return err;
+		/* later parts are inlined: "_[i]" unless the part already says so */
+		if (piece && !memmem(b->data + mark, b->len - mark, "_[i]", 4) &&
+		    (err = pk_buf_append(b, "_[i]", 4)))
+			return err;
+		piece++;
+		if (!arrow)
+			return 0;
+		len -= n + 2;
+		name = arrow + 2;
+	}
+}
+
+/*
+ * A module whose name has a blank: stackcollapse-perf.pl splits perf
+ * script's line "NAME+0x<off> (MODULE)" by /(.+) \((\S*)\)/, at the last
+ * " (" that non-blanks and a ')' follow. For "/memfd:jit (deleted)" that is
+ * " (deleted)": the name is "NAME+0x<off> (/memfd:jit", whose tidy cuts at
+ * the '(' (leaving "NAME+0x<off> "). No such " (" (as in "/a dir/lib.so"):
+ * the line is not a frame to it, and the frame is dropped.
+ */
+static int fold_split_frame(struct pk_export *e, const struct pk_location *loc, const char *mod,
+			    int java, int *skip)
+{
+	char text[4400];
+	int len;
+
+	if (loc->sym && loc->sym->name)
+		len = snprintf(text, sizeof(text), "%s+0x%" PRIx64 " (%s)", loc->sym->name, loc->symoff, mod);
+	else
+		len = snprintf(text, sizeof(text), "[unknown] (%s)", mod);
+	if (len < 0 || (size_t)len >= sizeof(text))
+		return -EINVAL;
+	for (size_t i = (size_t)len; i-- > 1;) {
+		size_t close = 0;
+
+		if (text[i] != ' ' || text[i + 1] != '(')
+			continue;
+		for (size_t j = i + 2; j < (size_t)len && !strchr(" \t\n\v\f\r", text[j]); j++)
+			if (text[j] == ')')
+				close = j;
+		if (close)
+			return fold_frame(e, text, i, text + i + 2, close - i - 2, loc->ip, java, skip);
+	}
+	*skip = 1;
+	return 0;
 }
 
 /* Build the name of @loc into e->tmp; *skip for frames stackcollapse drops. */
 static int build_name(struct pk_export *e, const struct pk_location *loc, int java, int *skip)
 {
-	struct pk_buf *b = &e->tmp;
 	const struct pk_dso *dso = loc->dso ? loc->dso : loc->map ? loc->map->dso : NULL;
-	int err;
+	const char *mod = dso && dso->name ? dso->name : "[unknown]";
 
-	b->len = 0;
 	*skip = 0;
-	if (loc->sym && loc->sym->name) {
-		const char *s = loc->sym->name;
-		size_t len = strip_offset(s, strlen(s));
-		size_t piece = 0;
-
-		if (len && s[0] == '(') {
-			*skip = 1;
-			return 0;
-		}
-		while (1) {
-			const char *arrow = memmem(s, len, "->", 2);
-			size_t n = arrow ? (size_t)(arrow - s) : len;
-
-			size_t mark;
-
-			if (piece && (err = pk_buf_append(b, ";", 1)))
-				return err;
-			mark = b->len;
-			if ((err = pk_exp_tidy(s, n, java, b)))
-				return err;
-			/* later parts are inlined: "_[i]" unless the part already says so */
-			if (piece && !memmem(b->data + mark, b->len - mark, "_[i]", 4) &&
-			    (err = pk_buf_append(b, "_[i]", 4)))
-				return err;
-			piece++;
-			if (!arrow)
-				break;
-			len -= n + 2;
-			s = arrow + 2;
-		}
-		return 0;
-	}
-	{
-		const char *mod = dso && dso->name && strcmp(dso->name, "[unknown]") ? base_name(dso->name) : "unknown";
-		char name[4200];
-		int n;
-
-		if (e->opts.include_addrs)
-			n = snprintf(name, sizeof(name), "[%s <%" PRIx64 ">]", mod, loc->ip);
-		else
-			n = snprintf(name, sizeof(name), "[%s]", mod);
-		if (n < 0)
-			return -EINVAL;
-		/* the bracketed name goes through tidy too, as in stackcollapse-perf.pl */
-		return pk_exp_tidy(name, strlen(name), java, b);
-	}
+	if (has_blank(mod))
+		return fold_split_frame(e, loc, mod, java, skip);
+	if (loc->sym && loc->sym->name)
+		return fold_frame(e, loc->sym->name, strlen(loc->sym->name), mod, strlen(mod), loc->ip, java,
+				  skip);
+	return fold_frame(e, "[unknown]", 9, mod, strlen(mod), loc->ip, java, skip);
 }
 
 int pk_exp_frame_name(struct pk_export *e, const struct pk_location *loc, int java,
@@ -220,9 +279,11 @@ int pk_exp_frame_name(struct pk_export *e, const struct pk_location *loc, int ja
 	int err;
 
 	*skip = 0;
-	if (loc->sym)
-		key = (uintptr_t)loc->sym | (java ? 1 : 0);
-	else if (dso && !e->opts.include_addrs)
+	if (loc->sym) {
+		/* in a module with a blank in its name, the offset may stay in the name */
+		if (!(dso && dso->name && has_blank(dso->name)))
+			key = (uintptr_t)loc->sym | (java ? 1 : 0);
+	} else if (dso && !e->opts.include_addrs)
 		key = (uintptr_t)dso | 2 | (java ? 1 : 0);
 	else if (!dso && !e->opts.include_addrs) {
 		*id = e->unknown_id;

@@ -10,7 +10,9 @@
 #   - when the header ends in "[PERIOD] EVENT:", only samples of the first
 #     event seen are kept; --period adds PERIOD instead of 1 per sample
 #     (what newer stackcollapse-perf.pl versions do);
-#   - a frame line is "ADDR NAME (DSO)"; "+0x<hex>" at the end of NAME is
+#   - a frame line is "ADDR NAME (DSO)", read by the script's regex
+#     /^\s*(\w+)\s*(.+) \((\S*)\)/ (a DSO with blanks splits elsewhere, or
+#     the line is unrecognized and skipped); "+0x<hex>" at the end of NAME is
 #     removed; frames whose NAME starts with '(' are dropped; NAME is split
 #     on "->" and every part after the first gets "_[i]";
 #   - "[unknown]" becomes "[" . basename(DSO) . "]" when DSO is not
@@ -66,7 +68,7 @@ while (my $line = <>) {
 		($comm = $c) =~ tr/ /_/;
 		next;
 	}
-	if ($line =~ /^\s*(\w+)\s*(.+) \((.*)\)/) {
+	if ($line =~ /^\s*(\w+)\s*(.+) \((\S*)\)/) {
 		next unless defined $comm;
 		my ($name, $dso) = ($2, $3);
 		$name =~ s/\+0x[\da-f]+$//;

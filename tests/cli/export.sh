@@ -50,6 +50,21 @@ my_prog;main;[[kernel.kallsyms]] 1'
 is "$(perl "$COLLAPSE" "$TMP/script.txt")" "$want" "folder: comm root, tidy, [dso] for unknown symbols, first event only"
 is "$(perl "$COLLAPSE" --period "$TMP/script.txt" | sed -n 2p)" "my_prog;[unknown];[libc.so.6];main;work 500000" \
 	"folder --period: sums the periods"
+# A module name with blanks: the script's frame regex /(.+) \((\S*)\)/ splits at the last
+# " (" that non-blanks and a ')' follow, so "(/memfd:jit (deleted))" leaves "NAME+0x10 (/memfd:jit"
+# as the name, which tidy cuts to "NAME+0x10 "; "(/opt/a dir/lib.so)" matches nowhere and the
+# frame is dropped with a warning.
+cat > "$TMP/blanks.txt" <<'EOF'
+jit  500 [000]  200.000001:     1000 cpu-clock: 
+	    7f0000003000 compiled+0x10 (/memfd:jit (deleted))
+	    7f0000003100 [unknown] (/memfd:jit (deleted))
+	    7f0000004000 helper+0x4 (/opt/a dir/lib.so)
+	    7f0000001111 main+0x21 (/usr/bin/jit)
+
+EOF
+is "$(perl "$COLLAPSE" "$TMP/blanks.txt" 2>"$TMP/blanks.err")" 'jit;main;[unknown] ;compiled+0x10  1' \
+	"folder: a module name with blanks splits as the script's regex does"
+grep -q 'unrecognized line:.*helper' "$TMP/blanks.err"; ok $? "folder: a frame that regex cannot read is dropped, with a warning"
 if [ -r "$FG/perf-dd-stacks-01.txt" ]; then
 	perl "$COLLAPSE" "$FG/perf-dd-stacks-01.txt" > "$TMP/dd.folded" 2>"$TMP/dd.err"
 	# the first sample of the file, folded by hand
@@ -92,6 +107,32 @@ else
 	fail "folded stacks identical to perf script | stackcollapse rules" "$(head -6 "$TMP/folded.diff" | cut -c1-300)"
 fi
 cmp -s "$TMP/pk.folded" "$TMP/pk.sorted"; ok $? "folded output is already sorted"
+
+# The same for programs whose paths have blanks (the bench's system-wide recording had memfd
+# mappings, "/memfd:NAME (deleted)"): frames of "wl (deleted)" keep "work+0x<off> " as their
+# name, frames of "a dir/wl" are dropped, in perf script | stackcollapse and in perfkit alike
+mkdir -p "$TMP/a dir"
+for prog in "wl (deleted)" "wl"; do
+	cp "$PK_WORKLOAD" "$TMP/a dir/$prog"
+	if ! perf record -q -e cpu-clock -F 4999 -g -o "$TMP/b.data" -- "$TMP/a dir/$prog" --spin-ms 150 \
+		>/dev/null 2>&1; then
+		skip "perf record of 'a dir/$prog' failed"
+		continue
+	fi
+	perf script -i "$TMP/b.data" 2>/dev/null | perl "$COLLAPSE" 2>/dev/null | LC_ALL=C sort >"$TMP/perf.b"
+	"$PERFKIT" report --format folded -i "$TMP/b.data" 2>/dev/null | LC_ALL=C sort >"$TMP/pk.b"
+	if [ -s "$TMP/perf.b" ] && diff "$TMP/perf.b" "$TMP/pk.b" >"$TMP/b.diff"; then
+		pass "folded stacks of 'a dir/$prog' identical to perf script | stackcollapse rules"
+	else
+		fail "folded stacks of 'a dir/$prog' identical to perf script | stackcollapse rules" \
+			"$(head -6 "$TMP/b.diff" | cut -c1-300)"
+	fi
+	if [ "$prog" = wl ]; then
+		! grep -q ';work' "$TMP/pk.b"; ok $? "... no frame of 'a dir/wl' is kept"
+	else
+		grep -q ';work+0x[0-9a-f]* ' "$TMP/pk.b"; ok $? "... frames of 'a dir/wl (deleted)' are 'work+0x<off> '"
+	fi
+done
 
 # ---- svg -----------------------------------------------------------------------
 if "$PERFKIT" report --format svg -i "$DATA" -o "$TMP/fg.svg" 2>"$TMP/err"; then
