@@ -10,6 +10,8 @@
  * children, with comm among the keys (perf builds its collapsed tree) and
  * without (it does not). Skips without a usable perf.
  */
+#include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +72,18 @@ static size_t sample_record(uint64_t *buf, unsigned f, unsigned k)
 	return w * 8;
 }
 
+/* The one event of the files: cpu-clock with IP, TID, TIME, PERIOD and CALLCHAIN, no sample_id. */
+static void cpu_clock_attr(struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_SOFTWARE;
+	attr->config = PERF_COUNT_SW_CPU_CLOCK;
+	attr->sample_period = 1000;
+	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
+			    PERF_SAMPLE_CALLCHAIN;
+}
+
 static int write_file(const char *path, unsigned f)
 {
 	static uint64_t recs[1 + NR_SAMPLES][64];
@@ -78,12 +92,7 @@ static int write_file(const char *path, unsigned f)
 	struct pk_writer_evsel ev = { .attr = &attr, .name = "cpu-clock", .ids = ids, .nr_ids = 1 };
 	size_t lens[1 + NR_SAMPLES];
 
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	attr.sample_period = 1000;
-	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
-			   PERF_SAMPLE_CALLCHAIN;
+	cpu_clock_attr(&attr);
 	lens[0] = comm_record(recs[0]);
 	for (unsigned k = 0; k < NR_SAMPLES; k++)
 		lens[1 + k] = sample_record(recs[1 + k], f, k);
@@ -144,6 +153,83 @@ static void same_rows(const char *perfkit, const char *file, unsigned f, const c
 	free(pk_rows);
 }
 
+/* An MMAP record: @len bytes of @path at @addr, file offset 0 (no sample_id). */
+static size_t mmap_record(uint64_t *buf, uint64_t addr, uint64_t len, const char *path)
+{
+	struct perf_event_header *h = (struct perf_event_header *)buf;
+	uint32_t *ids = (uint32_t *)(buf + 1);
+	size_t name = strlen(path) + 1, size = 8 + 8 + 24 + ((name + 7) & ~(size_t)7);
+
+	memset(buf, 0, size);
+	ids[0] = ids[1] = PID;
+	buf[2] = addr;
+	buf[3] = len;
+	buf[4] = 0;
+	memcpy(buf + 5, path, name);
+	h->type = PERF_RECORD_MMAP;
+	h->size = (uint16_t)size;
+	return size;
+}
+
+/*
+ * A file without garbage addresses whose --sort sym comparison is circular
+ * all the same: unresolved symbols of two DSOs named around a resolved one
+ * ("aaa.so" before this program's name before "zzz.so"). perf compares
+ * DSOs inside the symbol key, but not for two unresolved symbols, so
+ * zzz.so+0x300 goes before aaa.so+0x500 (address), aaa.so's before this
+ * program's function (DSO), and that before zzz.so's (DSO). The resolved
+ * frames are this program's own functions, which perf and perfkit read from
+ * its symbol table. Every sample has the same period, so rows tie.
+ */
+static int write_dso_file(const char *path)
+{
+	static uint64_t recs[4 + NR_SAMPLES][64];
+	static const uint64_t ids[] = { 1 };
+	const void *funcs[] = { (const void *)write_file, (const void *)same_rows,
+				(const void *)mmap_record, (const void *)sample_record };
+	struct perf_event_attr attr = { 0 };
+	struct pk_writer_evsel ev = { .attr = &attr, .name = "cpu-clock", .ids = ids, .nr_ids = 1 };
+	size_t lens[4 + NR_SAMPLES];
+	char self[PATH_MAX];
+	Dl_info di;
+	const uint64_t prog = 0x560000000000ull, aaa = 0x7f1000000000ull, zzz = 0x7f2000000000ull;
+
+	if (!realpath("/proc/self/exe", self) || !dladdr((const void *)write_file, &di) || !di.dli_fbase)
+		return -1;
+	cpu_clock_attr(&attr);
+	lens[0] = comm_record(recs[0]);
+	lens[1] = mmap_record(recs[1], prog, 0x1000000, self);
+	lens[2] = mmap_record(recs[2], aaa, 0x100000, "/nonexistent/aaa.so");
+	lens[3] = mmap_record(recs[3], zzz, 0x100000, "/nonexistent/zzz.so");
+	for (unsigned k = 0; k < NR_SAMPLES; k++) {
+		uint64_t *b = recs[4 + k], ip;
+
+		switch (k % 3) {
+		case 0:
+			ip = prog + (uint64_t)((const char *)funcs[k / 3 % 4] - (const char *)di.dli_fbase) + 1;
+			break;
+		case 1:
+			ip = aaa + 0x500 + 0x40 * (k % 7);
+			break;
+		default:
+			ip = zzz + 0x300 + 0x40 * (k % 5);
+			break;
+		}
+		b[1] = ip;
+		b[2] = (uint64_t)PID << 32 | PID;
+		b[3] = 1000000 + 1000 * (uint64_t)k;
+		b[4] = 1000;
+		b[5] = 2;
+		b[6] = (uint64_t)PERF_CONTEXT_USER;
+		b[7] = ip;
+		((struct perf_event_header *)b)->type = PERF_RECORD_SAMPLE;
+		((struct perf_event_header *)b)->misc = PERF_RECORD_MISC_USER;
+		((struct perf_event_header *)b)->size = 8 * 8;
+		lens[4 + k] = 8 * 8;
+	}
+	return write_perfdata(path, &ev, 1, recs, lens, 4 + NR_SAMPLES);
+}
+
 int main(void)
 {
 	static const char *const args[] = {
@@ -172,6 +258,11 @@ int main(void)
 		if (ok(!write_file(file, f), "file %u with circular unresolved addresses written", f))
 			for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++)
 				same_rows(perfkit, file, f, args[i]);
+	}
+	snprintf(file, sizeof(file), "%s/dsos.data", dir);
+	if (ok(!write_dso_file(file), "file with unresolved symbols of two DSOs around a resolved one written")) {
+		same_rows(perfkit, file, 0, "--no-children --sort sym -g none");
+		same_rows(perfkit, file, 0, "--children --sort sym -g none");
 	}
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
