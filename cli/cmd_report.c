@@ -19,7 +19,8 @@
 static const char usage_text[] =
 	"usage: perfkit report [-i FILE|-] [--stdio] [-s KEYS] [--children|--no-children]\n"
 	"                      [-g MODE[,THRESHOLD[,ORDER]]] [--percent-limit P] [-n]\n"
-	"                      [--comm L] [--pid L] [--tid L] [--dso L] [--symbols L] [--cpu L] [--time S,E]\n"
+	"                      [--comm L] [--pid L] [--tid L] [--dsos L] [--symbols L] [--cpu L] [--time S,E]\n"
+	"                      [--percentage relative|absolute]\n"
 	"                      [--header|--header-only] [-D] [--stats] [--format F -o OUT] [-v]\n"
 	"                      [--inline|--no-inline] [--threads N]\n"
 	"\n"
@@ -34,6 +35,11 @@ static const char usage_text[] =
 	"      --group            one block per event group, a column per member (the default for\n"
 	"                         files with groups); --no-group: one block per event\n"
 	"  -p, --parent REGEX     regex of the parent sort key\n"
+	"      --comm, --pid, --tid, -d/--dsos, -S/--symbols, -C/--cpu LIST; --time START,END\n"
+	"                         only the samples of these; a comm, DSO or symbol list of one\n"
+	"                         name hides that column and names it above the report\n"
+	"      --percentage M     absolute (default): percentages of every sample, filtered or\n"
+	"                         not (outside --time and --cpu aside); relative: of those kept\n"
 	"      --inline           add the functions inlined at each call-chain address (DWARF)\n"
 	"      --header           print the file header first; --header-only: only it\n"
 	"  -D, --dump-raw-trace   every record with its file offset\n"
@@ -51,6 +57,7 @@ struct report_cli {
 	int group;                      /* 0 perf's default, 1 --group, -1 --no-group */
 	int header, header_only, dump, stats, nr, verbose, inline_frames;
 	int threads;                    /* 0 default, else --threads */
+	int relative;                   /* --percentage relative: of the samples the filters kept */
 	double percent_limit;
 	enum pk_callgraph_mode cg_mode;
 	enum pk_callgraph_order cg_order;
@@ -169,7 +176,8 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 			o->filter.pids = v;
 		} else if ((v = argval(argc, argv, &i, "--tid"))) {
 			o->filter.tids = v;
-		} else if ((v = argval(argc, argv, &i, "--dso")) || (v = argval(argc, argv, &i, "-d"))) {
+		} else if ((v = argval(argc, argv, &i, "--dsos")) || (v = argval(argc, argv, &i, "--dso")) ||
+			   (v = argval(argc, argv, &i, "-d"))) {
 			o->filter.dsos = v;
 		} else if ((v = argval(argc, argv, &i, "--symbols")) || (v = argval(argc, argv, &i, "-S"))) {
 			o->filter.symbols = v;
@@ -177,6 +185,12 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 			o->filter.cpus = v;
 		} else if ((v = argval(argc, argv, &i, "--time"))) {
 			o->filter.time = v;
+		} else if ((v = argval(argc, argv, &i, "--percentage"))) {
+			if (strcmp(v, "relative") && strcmp(v, "absolute")) {
+				cli_error("--percentage takes relative or absolute, not '%s'", v);
+				return -EINVAL;
+			}
+			o->relative = !strcmp(v, "relative");
 		} else if (!strcmp(a, "--inline")) {
 			o->inline_frames = 1;
 		} else if (!strcmp(a, "--no-inline")) {
@@ -377,9 +391,9 @@ int cmd_report(int argc, char **argv)
 			.cg_order = o.cg_order, .cg_order_set = o.cg_order_set,
 			.cg_threshold = o.cg_threshold, .percent_limit = o.percent_limit,
 			.show_nr_samples = o.nr, .header = o.header, .parent_regex = o.parent,
-			.add_filtered = (o.filter.comms || o.filter.pids || o.filter.tids || o.filter.dsos ||
-					 o.filter.symbols) && !o.filter.cpus && !o.filter.time,
-			.group = o.group, .threads = o.threads,
+			/* perf's default percentages are absolute: of every sample in range */
+			.add_filtered = !o.relative,
+			.group = o.group, .threads = o.threads, .filter = &o.filter,
 		};
 		struct pk_report *r = NULL;
 

@@ -54,6 +54,10 @@ struct pk_report_opts {
 	                                file without groups in one), -1 --no-group */
 	int threads;                 /* 0: a second thread builds the histogram when it can (see
 	                                pk_report_add), 1: everything on the caller's thread */
+	const struct pk_session_filter *filter;   /* the session's filters, or NULL: a --comm,
+	                                --dso or --symbols list of one name hides that sort key's
+	                                column and is named above the report, as perf does (kept
+	                                until printed) */
 };
 
 struct pk_report;

@@ -111,6 +111,8 @@ struct pk_session_counts {
 	uint64_t nr_samples, total_period;          /* before filters */
 	uint64_t nr_filtered, filtered_period;      /* dropped by filters */
 	uint64_t nr_lost_samples;                   /* sum of its LOST_SAMPLES.lost */
+	/* of those filtered: outside --time or --cpu (perf report leaves them out of its totals) */
+	uint64_t nr_out_of_range, out_of_range_period;
 };
 PK_API const struct pk_session_counts *pk_session_counts(const struct pk_session *ss, size_t evsel_idx);
 

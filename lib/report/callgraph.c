@@ -243,6 +243,7 @@ struct pt {
 	size_t nr, cap;
 	struct rp_map idx;          /* (parent, fa, fb) -> node */
 	uint64_t total;             /* the event's total period (graph, flat, folded) */
+	uint64_t min_total;         /* what the threshold is a share of (see rp_callgraph_print) */
 	double min_pct;
 	enum pk_callgraph_mode mode;
 	FILE *out;
@@ -362,7 +363,7 @@ static uint32_t *pt_children(const struct pt *t, uint32_t pn, size_t *n)
 	if (t->mode == PK_CG_FRACTAL)
 		min_hit = (uint64_t)ceil((double)t->n[pn].chit * (t->min_pct / 100.0));
 	else
-		min_hit = pt_abs_min(t->total, t->min_pct);
+		min_hit = pt_abs_min(t->min_total, t->min_pct);
 	for (uint32_t c = t->n[pn].first; c; c = t->n[c].next)
 		if (pt_cumul(t, c) >= min_hit)
 			v[k++] = c;
@@ -529,7 +530,7 @@ static void pt_path(const struct pt *t, uint32_t pn, uint32_t *parent_of, int fo
 static int pt_print_flat(struct pt *t, int folded)
 {
 	uint32_t *v = malloc(t->nr * sizeof(*v)), *parent_of = calloc(t->nr, sizeof(*parent_of));
-	uint64_t min_hit = pt_abs_min(t->total, t->min_pct);
+	uint64_t min_hit = pt_abs_min(t->min_total, t->min_pct);
 	size_t k = 0;
 	int err = 0;
 
@@ -566,10 +567,10 @@ out:
 }
 
 int rp_callgraph_print(struct pk_report *r, const struct rp_entry *e, const uint32_t *pair_order,
-		       uint64_t total, FILE *out)
+		       uint64_t total, uint64_t min_total, FILE *out)
 {
-	struct pt t = { .r = r, .total = total, .min_pct = r->o.cg_threshold, .mode = r->cg_mode,
-			.out = out };
+	struct pt t = { .r = r, .total = total, .min_total = min_total, .min_pct = r->o.cg_threshold,
+			.mode = r->cg_mode, .out = out };
 	uint32_t chain[4096];
 	uint64_t sum = 0;
 	int err = -ENOMEM;
@@ -582,7 +583,7 @@ int rp_callgraph_print(struct pk_report *r, const struct rp_entry *e, const uint
 	if (r->cg_mode != PK_CG_FRACTAL) {
 		for (uint32_t i = 0; i < e->chain_n; i++)
 			sum += r->pairs[pair_order[e->chain_first + i]].period;
-		if (sum < pt_abs_min(total, t.min_pct))
+		if (sum < pt_abs_min(min_total, t.min_pct))
 			return 0;
 	}
 	t.n = calloc(256, sizeof(*t.n));

@@ -242,7 +242,7 @@ int rp_group_print(struct pk_report *r, struct pk_session *ss, uint32_t leader,
 {
 	struct pk_perfdata *p = ss ? pk_session_data(ss) : NULL;
 	uint32_t nr = r->grp_nr[leader], *rows, *order, *reps;
-	uint64_t nr_samples = 0, count = 0, total[64];
+	uint64_t nr_samples = 0, count = 0, total[64], graph_total[64];
 	size_t width[RP_MAX_KEYS], n;
 	char name[1024];
 	int err;
@@ -252,19 +252,12 @@ int rp_group_print(struct pk_report *r, struct pk_session *ss, uint32_t leader,
 	for (uint32_t k = 0; k < nr; k++) {
 		size_t idx = (size_t)leader + k;
 
-		total[k] = 0;
-		if (idx < r->nr_hists && r->hists[idx].used) {
-			nr_samples += r->hists[idx].nr_samples;
-			total[k] = r->hists[idx].total_period;
-		}
-		if (r->o.add_filtered && ss) {
-			const struct pk_session_counts *sc = pk_session_counts(ss, idx);
+		struct rp_totals t;
 
-			if (sc) {
-				nr_samples += sc->nr_filtered;
-				total[k] += sc->filtered_period;
-			}
-		}
+		rp_event_totals(r, ss, idx, &t);
+		nr_samples += t.nr;
+		total[k] = t.period;
+		graph_total[k] = t.graph_period;
 		count += total[k];
 	}
 	if ((err = rp_group_rows(r, leader, nr, &rows, &order, &n)))
@@ -281,7 +274,7 @@ int rp_group_print(struct pk_report *r, struct pk_session *ss, uint32_t leader,
 		reps[i] = (uint32_t)(rp_row_rep(&rows[order[i] * nr]) - r->ent);
 	rp_key_widths(r, reps, n, width);
 	rp_group_name(p, leader, nr, r->grp_forced, name, sizeof(name));
-	rp_print_title(out, nr_samples, 1, name);
+	rp_print_title(r, out, nr_samples, 1, name);
 	fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", count);
 	rp_print_columns(r, width, (int)nr, out);
 
@@ -313,7 +306,7 @@ int rp_group_print(struct pk_report *r, struct pk_session *ss, uint32_t leader,
 		rp_print_keys(r, &r->ent[reps[i]], width, out);
 		fputc('\n', out);
 		if (r->use_callchain && pair_order && le &&
-		    (err = rp_callgraph_print(r, le, pair_order, total[0], out)))
+		    (err = rp_callgraph_print(r, le, pair_order, graph_total[0], total[0], out)))
 			break;
 	}
 	if (!err)

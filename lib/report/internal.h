@@ -269,6 +269,7 @@ struct pk_report {
 	size_t grp_n;
 	int grp_view;               /* print a group as one block */
 	int grp_forced;             /* --group without GROUP_DESC: all under the first event */
+	uint8_t elided[RP_MAX_KEYS];   /* the key's column is hidden (elide.c) */
 };
 
 /* sort_keys.c */
@@ -362,13 +363,29 @@ int rp_pipeline_push(struct pk_report *r, const struct pk_rsample *rs, uint32_t 
 int rp_pipeline_stop(struct pk_report *r);
 
 /* print.c: pieces shared with the group view */
-void rp_print_title(FILE *out, uint64_t nr_samples, int plural, const char *name);
+/* "# Samples: 8K of event 'NAME'", and the --time range as perf names it */
+void rp_print_title(struct pk_report *r, FILE *out, uint64_t nr_samples, int plural, const char *name);
 /* Column widths of the sort keys over entries @ents. */
 void rp_key_widths(struct pk_report *r, const uint32_t *ents, size_t n, size_t *width);
 /* Column titles and dot rulers; @nr: events per percentage column (1, or a group's members). */
 void rp_print_columns(struct pk_report *r, const size_t *width, int nr, FILE *out);
 /* The sort-key columns of one entry line. */
 void rp_print_keys(struct pk_report *r, const struct rp_entry *e, const size_t *width, FILE *out);
+
+/* What perf's histogram of one event totals. */
+struct rp_totals {
+	uint64_t nr, period;        /* "# Samples", "# Event count" and the percentages' base:
+	                               with the samples --comm, --pid, --tid, --dso or --symbols
+	                               filtered out when add_filtered (perf's absolute
+	                               percentages), else of those kept */
+	uint64_t graph_period;      /* the call graphs' base: with the filtered samples always
+	                               (perf's stats.total_period, whatever --percentage says) */
+};
+/* Fill @t for event @idx. Returns whether perf prints its block: it had samples, kept or filtered so. */
+int rp_event_totals(struct pk_report *r, struct pk_session *ss, size_t idx, struct rp_totals *t);
+
+/* elide.c: hide the columns a one-name filter makes redundant, and name them on @out */
+void rp_elide_setup(struct pk_report *r, FILE *out);
 
 /* group.c */
 struct pk_perfdata;
@@ -384,8 +401,13 @@ int rp_path_intern(struct pk_report *r, const struct pk_rsample *rs);
 int rp_pair_add(struct pk_report *r, uint32_t entry, uint32_t node, uint64_t period, uint32_t *idx);
 /* Group pairs by entry (sets chain_first/chain_n); call once before printing chains. */
 int rp_pairs_group(struct pk_report *r, uint32_t **order);
-/* Print @e's call graph in the report's mode. 0 or -ENOMEM (part of it may be printed). */
+/*
+ * Print @e's call graph in the report's mode, its percentages of @total; a
+ * node shows when it reaches the threshold's share of @min_total (perf:
+ * the total of the percentages above, relative or absolute, while the
+ * graph's own are always absolute). 0 or -ENOMEM (part of it may be printed).
+ */
 int rp_callgraph_print(struct pk_report *r, const struct rp_entry *e, const uint32_t *pair_order,
-		       uint64_t total, FILE *out);
+		       uint64_t total, uint64_t min_total, FILE *out);
 
 #endif

@@ -13,8 +13,9 @@
 #include <perfkit/session.h>
 #include "internal.h"
 
-void rp_print_title(FILE *out, uint64_t nr_samples, int plural, const char *name)
+void rp_print_title(struct pk_report *r, FILE *out, uint64_t nr_samples, int plural, const char *name)
 {
+	const char *time = r->o.filter ? r->o.filter->time : NULL;
 	unsigned long v = (unsigned long)nr_samples;
 	char unit = ' ';
 
@@ -22,7 +23,10 @@ void rp_print_title(FILE *out, uint64_t nr_samples, int plural, const char *name
 	if (v > 1000) { v /= 1000; unit = 'M'; }
 	if (v > 1000) { v /= 1000; unit = 'G'; }
 	/* "events" whenever the event leads a group of several (perf: nr_members > 1) */
-	fprintf(out, "# Samples: %lu%c of event%s '%s'\n", v, unit, plural ? "s" : "", name);
+	fprintf(out, "# Samples: %lu%c of event%s '%s'", v, unit, plural ? "s" : "", name);
+	if (time)       /* perf names the --time range as given */
+		fprintf(out, " (time slices: %s)", time);
+	fputc('\n', out);
 }
 
 static void rp_dots(FILE *out, size_t n)
@@ -34,6 +38,9 @@ static void rp_dots(FILE *out, size_t n)
 void rp_key_widths(struct pk_report *r, const uint32_t *ents, size_t n, size_t *width)
 {
 	for (int k = 0; k < r->nr_keys; k++) {
+		width[k] = 0;
+		if (r->elided[k])
+			continue;
 		width[k] = strlen(r->keys[k]->header);
 		for (size_t i = 0; i < n; i++) {
 			size_t w = rp_key_width(r, r->keys[k], &r->ent[ents[i]]);
@@ -57,7 +64,8 @@ void rp_print_columns(struct pk_report *r, const size_t *width, int nr, FILE *ou
 	if (r->o.show_nr_samples)
 		fprintf(out, "  %*s", sw, "Samples");
 	for (int k = 0; k < r->nr_keys; k++)
-		fprintf(out, "  %-*s", (int)width[k], r->keys[k]->header);
+		if (!r->elided[k])
+			fprintf(out, "  %-*s", (int)width[k], r->keys[k]->header);
 	fputs("\n# ", out);
 	rp_dots(out, (size_t)pw);
 	if (r->children) {
@@ -69,6 +77,8 @@ void rp_print_columns(struct pk_report *r, const size_t *width, int nr, FILE *ou
 		rp_dots(out, (size_t)sw);
 	}
 	for (int k = 0; k < r->nr_keys; k++) {
+		if (r->elided[k])
+			continue;
 		fputs("  ", out);
 		rp_dots(out, width[k]);
 	}
@@ -80,6 +90,8 @@ void rp_print_keys(struct pk_report *r, const struct rp_entry *e, const size_t *
 	char buf[1024];
 
 	for (int k = 0; k < r->nr_keys; k++) {
+		if (r->elided[k])
+			continue;
 		rp_key_text(r, r->keys[k], e, buf, sizeof(buf));
 		/* perf pads a column to its width only when it is not the last one, and
 		 * sym, symoff and srcline's own formats do not pad */
@@ -93,27 +105,40 @@ void rp_print_keys(struct pk_report *r, const struct rp_entry *e, const size_t *
 	}
 }
 
+int rp_event_totals(struct pk_report *r, struct pk_session *ss, size_t idx, struct rp_totals *t)
+{
+	const struct pk_session_counts *sc = ss ? pk_session_counts(ss, idx) : NULL;
+	uint64_t filtered = sc ? sc->nr_filtered - sc->nr_out_of_range : 0;
+	uint64_t filtered_period = sc ? sc->filtered_period - sc->out_of_range_period : 0;
+
+	memset(t, 0, sizeof(*t));
+	if (idx < r->nr_hists && r->hists[idx].used) {
+		t->nr = r->hists[idx].nr_samples;
+		t->period = r->hists[idx].total_period;
+	}
+	t->graph_period = t->period + filtered_period;
+	if (r->o.add_filtered) {
+		t->nr += filtered;
+		t->period += filtered_period;
+	}
+	return t->nr || filtered;
+}
+
 static int rp_print_event(struct pk_report *r, struct pk_session *ss, size_t idx, const char *name,
 			  const uint32_t *pair_order, FILE *out)
 {
-	struct rp_hists *h = &r->hists[idx];
-	uint64_t nr = h->nr_samples, total = h->total_period;
+	struct rp_totals t;
+	uint64_t total;
 	size_t width[RP_MAX_KEYS], n;
 	uint32_t *order;
 
-	if (r->o.add_filtered && ss) {
-		const struct pk_session_counts *sc = pk_session_counts(ss, idx);
-
-		if (sc) {
-			nr += sc->nr_filtered;
-			total += sc->filtered_period;
-		}
-	}
+	rp_event_totals(r, ss, idx, &t);
+	total = t.period;
 	order = rp_sorted_entries(r, (uint32_t)idx, &n);
 	if (!order)
 		return -ENOMEM;
 	rp_key_widths(r, order, n, width);
-	rp_print_title(out, nr, idx < r->grp_n && r->grp_nr[idx] > 1, name);
+	rp_print_title(r, out, t.nr, idx < r->grp_n && r->grp_nr[idx] > 1, name);
 	fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", total);
 	rp_print_columns(r, width, 1, out);
 
@@ -133,7 +158,7 @@ static int rp_print_event(struct pk_report *r, struct pk_session *ss, size_t idx
 			fprintf(out, "  %12" PRIu64, e->nr_self);
 		rp_print_keys(r, e, width, out);
 		fputc('\n', out);
-		if (r->use_callchain && pair_order && rp_callgraph_print(r, e, pair_order, total, out)) {
+		if (r->use_callchain && pair_order && rp_callgraph_print(r, e, pair_order, t.graph_period, total, out)) {
 			free(order);
 			return -ENOMEM;
 		}
@@ -156,6 +181,7 @@ int pk_report_print(struct pk_report *r, struct pk_session *ss, FILE *out)
 	if (!r->o.header)
 		fputs("# To display the perf.data header info, please use --header/--header-only options.\n#\n",
 		      out);
+	rp_elide_setup(r, out);
 	fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", st ? st->nr_lost_samples : 0);
 	if (r->use_callchain && (err = rp_pairs_group(r, &pair_order)))
 		return err;
@@ -167,8 +193,10 @@ int pk_report_print(struct pk_report *r, struct pk_session *ss, FILE *out)
 		const struct pk_evsel *ev = p ? pk_perfdata_evsel(p, i) : (i < r->nr_hists ? r->hists[i].evsel : NULL);
 		size_t idx = ev ? (size_t)ev->idx : i;
 		char name[64];
+		struct rp_totals t;
 
-		if (idx >= r->nr_hists || !r->hists[idx].used || !r->hists[idx].nr_samples)
+		/* perf skips an event without samples, but not one whose samples were all filtered */
+		if (!rp_event_totals(r, ss, idx, &t))
 			continue;
 		if (r->grp_view && idx < r->grp_n && r->grp_leader[idx] != idx)
 			continue;       /* shown in its leader's block */

@@ -212,8 +212,7 @@ fail:
 	return ret;
 }
 
-int pk_filter_match_early(const struct pk_filter *f, const struct pk_sample *s,
-			  const struct pk_thread *t)
+int pk_filter_in_range(const struct pk_filter *f, const struct pk_sample *s)
 {
 	if (f->time_start && s->time < f->time_start)
 		return 0;
@@ -224,6 +223,11 @@ int pk_filter_match_early(const struct pk_filter *f, const struct pk_sample *s,
 		    !(f->cpus[s->cpu / 8] & (1u << (s->cpu % 8))))
 			return 0;
 	}
+	return 1;
+}
+
+int pk_filter_match_thread(const struct pk_filter *f, const struct pk_thread *t)
+{
 	if (f->pids.nr && !int_list_has(&f->pids, t->pid))
 		return 0;
 	if (f->tids.nr && !int_list_has(&f->tids, t->tid))

@@ -95,9 +95,17 @@ int pk_filter_parse(struct pk_filter *f, const struct pk_session_filter *in, str
 void pk_filter_release(struct pk_filter *f);
 /* Parse perf's --time "START,END" (seconds.fraction) into nanoseconds; 0 or -EINVAL. */
 int pk_filter_parse_time(const char *s, uint64_t *start, uint64_t *end);
-/* 1 if the sample passes the thread/cpu/time filters (checked before resolving). */
-int pk_filter_match_early(const struct pk_filter *f, const struct pk_sample *s,
-			  const struct pk_thread *t);
+/*
+ * 1 if the sample lies inside the --time range and on a --cpu CPU. perf
+ * report drops the others before its histograms, uncounted.
+ */
+int pk_filter_in_range(const struct pk_filter *f, const struct pk_sample *s);
+/*
+ * 1 if the sample's thread passes --pid, --tid and --comm. perf report
+ * counts the others in its totals (filtered entries), as it does those of
+ * --dso and --symbols.
+ */
+int pk_filter_match_thread(const struct pk_filter *f, const struct pk_thread *t);
 /* 1 if the resolved sampled ip passes the dso/symbol filters. */
 int pk_filter_match_loc(const struct pk_filter *f, const struct pk_location *loc);
 

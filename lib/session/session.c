@@ -190,8 +190,15 @@ static int side_band(struct pk_session *ss, const struct pk_record *r, struct pk
 	return pk_symbols_feed(ss->syms, r->hdr, trailer_size(ss, r), r->file_offset, d);
 }
 
+/* What the filters made of a sample. */
+enum verdict {
+	KEPT,
+	FILTERED,       /* by --comm, --pid, --tid, --dso or --symbols */
+	OUT_OF_RANGE,   /* by --time or --cpu */
+};
+
 /* Count @rs for its evsel and hand it to the caller, or count it as filtered out. */
-static int deliver(struct run_ctx *rc, struct pk_rsample *rs, bool filtered)
+static int deliver(struct run_ctx *rc, struct pk_rsample *rs, enum verdict v)
 {
 	struct pk_session_counts *cnt = counts_for(rc->ss, (size_t)rs->evsel->idx);
 
@@ -199,34 +206,45 @@ static int deliver(struct run_ctx *rc, struct pk_rsample *rs, bool filtered)
 		return pk_diag_fail(rc->d, -ENOMEM, "out of memory");
 	cnt->nr_samples++;
 	cnt->total_period += rs->period;
-	if (filtered) {
-		cnt->nr_filtered++;
-		cnt->filtered_period += rs->period;
-		return 0;
+	if (v == KEPT)
+		return rc->on_sample ? rc->on_sample(rc->ctx, rs) : 0;
+	cnt->nr_filtered++;
+	cnt->filtered_period += rs->period;
+	if (v == OUT_OF_RANGE) {
+		cnt->nr_out_of_range++;
+		cnt->out_of_range_period += rs->period;
 	}
-	return rc->on_sample ? rc->on_sample(rc->ctx, rs) : 0;
+	return 0;
 }
 
 static int deliver_kept(void *ctx, struct pk_rsample *rs)
 {
-	return deliver(ctx, rs, false);
+	return deliver(ctx, rs, KEPT);
 }
 
 static int deliver_filtered(void *ctx, struct pk_rsample *rs)
 {
-	return deliver(ctx, rs, true);
+	return deliver(ctx, rs, FILTERED);
+}
+
+static int deliver_out_of_range(void *ctx, struct pk_rsample *rs)
+{
+	return deliver(ctx, rs, OUT_OF_RANGE);
 }
 
 /* @rs as it is, or per read value when its attr has PERF_SAMPLE_READ (sample_read.c). */
-static int deliver_sample(struct run_ctx *rc, struct pk_rsample *rs, bool filtered)
+static int deliver_sample(struct run_ctx *rc, struct pk_rsample *rs, enum verdict v)
 {
+	static int (*const by_verdict[])(void *, struct pk_rsample *) = {
+		[KEPT] = deliver_kept, [FILTERED] = deliver_filtered,
+		[OUT_OF_RANGE] = deliver_out_of_range,
+	};
 	struct pk_session *ss = rc->ss;
 	int ret;
 
 	if (!(rs->s->present & PERF_SAMPLE_READ))
-		return deliver(rc, rs, filtered);
-	ret = pk_read_deliver(&ss->reads, ss->data, rs, filtered ? deliver_filtered : deliver_kept,
-			      rc, &ss->nr_unknown_id);
+		return deliver(rc, rs, v);
+	ret = pk_read_deliver(&ss->reads, ss->data, rs, by_verdict[v], rc, &ss->nr_unknown_id);
 	return ret == -ENOMEM ? pk_diag_fail(rc->d, ret, "out of memory") : ret;
 }
 
@@ -261,8 +279,10 @@ static int handle_sample(struct run_ctx *rc, const struct pk_record *r)
 	rs.thread = pk_symbols_thread(ss->syms, pid, tid);
 	if (!rs.thread)
 		return pk_diag_fail(rc->d, -ENOMEM, "out of memory");
-	if (ss->filter.active && !pk_filter_match_early(&ss->filter, s, rs.thread))
-		return deliver_sample(rc, &rs, true);
+	if (ss->filter.active && !pk_filter_in_range(&ss->filter, s))
+		return deliver_sample(rc, &rs, OUT_OF_RANGE);
+	if (ss->filter.active && !pk_filter_match_thread(&ss->filter, rs.thread))
+		return deliver_sample(rc, &rs, FILTERED);
 	rs.cpumode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	if (s->present & PERF_SAMPLE_IP) {
 		pk_symbols_resolve(ss->syms, rs.thread, rs.cpumode, s->ip, &rs.self);
@@ -270,7 +290,7 @@ static int handle_sample(struct run_ctx *rc, const struct pk_record *r)
 		rs.self.cpumode = rs.cpumode;
 	}
 	if (ss->filter.need_symbols && !pk_filter_match_loc(&ss->filter, &rs.self))
-		return deliver_sample(rc, &rs, true);
+		return deliver_sample(rc, &rs, FILTERED);
 	ret = pk_callchain_build(ss->syms, rs.thread, s,
 				 !!(ev->attr.attr.branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK),
 				 ss->opts.max_stack, &ss->frames);
@@ -285,7 +305,7 @@ static int handle_sample(struct run_ctx *rc, const struct pk_record *r)
 	rs.frames = ss->frames.v;
 	if (ss->inl && rs.nr_frames && pk_inline_expand(ss->inl, ss->syms, &rs) < 0)
 		return pk_diag_fail(rc->d, -ENOMEM, "out of memory");
-	return deliver_sample(rc, &rs, false);
+	return deliver_sample(rc, &rs, KEPT);
 }
 
 /* A LOST_SAMPLES record counts for the event its id names (perf's per-event stats). */
