@@ -20,7 +20,7 @@ static const char usage_text[] =
 	"usage: perfkit report [-i FILE|-] [--stdio] [-s KEYS] [--children|--no-children]\n"
 	"                      [-g MODE[,THRESHOLD[,ORDER]]] [--percent-limit P] [-n]\n"
 	"                      [--comm L] [--pid L] [--tid L] [--dsos L] [--symbols L] [--cpu L] [--time S,E]\n"
-	"                      [--percentage relative|absolute]\n"
+	"                      [--percentage relative|absolute] [--show-total-period] [-G] [--max-stack N]\n"
 	"                      [--header|--header-only] [-D] [--stats] [--format F -o OUT] [-v]\n"
 	"                      [--inline|--no-inline] [--threads N]\n"
 	"\n"
@@ -32,6 +32,9 @@ static const char usage_text[] =
 	"  -g, --call-graph SPEC  graph|fractal|flat|folded|caller|callee|none[,THRESHOLD[,ORDER]]\n"
 	"      --percent-limit P  hide entries below P percent\n"
 	"  -n, --show-nr-samples  add a Samples column\n"
+	"      --show-total-period  add a Period column (Self's period)\n"
+	"  -G, --inverted         caller-first call graphs (-g caller's order)\n"
+	"      --max-stack N      call-chain entries kept per sample (default 127)\n"
 	"      --group            one block per event group, a column per member (the default for\n"
 	"                         files with groups); --no-group: one block per event\n"
 	"  -p, --parent REGEX     regex of the parent sort key\n"
@@ -58,6 +61,8 @@ struct report_cli {
 	int header, header_only, dump, stats, nr, verbose, inline_frames;
 	int threads;                    /* 0 default, else --threads */
 	int relative;                   /* --percentage relative: of the samples the filters kept */
+	int total_period;               /* --show-total-period */
+	uint32_t max_stack;             /* --max-stack, 0: perf's 127 */
 	double percent_limit;
 	enum pk_callgraph_mode cg_mode;
 	enum pk_callgraph_order cg_order;
@@ -168,6 +173,20 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 			o->cg_threshold = o->percent_limit;   /* perf sets both */
 		} else if (!strcmp(a, "-n") || !strcmp(a, "--show-nr-samples")) {
 			o->nr = 1;
+		} else if (!strcmp(a, "--show-total-period")) {
+			o->total_period = 1;
+		} else if (!strcmp(a, "-G") || !strcmp(a, "--inverted")) {
+			o->cg_order = PK_CG_CALLER;     /* perf: an alias of -g caller's order */
+			o->cg_order_set = 1;
+		} else if ((v = argval(argc, argv, &i, "--max-stack"))) {
+			char *end;
+			long n = strtol(v, &end, 10);
+
+			if (*end || end == v || n < 0 || n > 1000000) {
+				cli_error("invalid --max-stack '%s'", v);
+				return -EINVAL;
+			}
+			o->max_stack = n ? (uint32_t)n : PK_SESSION_NO_STACK;
 		} else if ((v = argval(argc, argv, &i, "-p")) || (v = argval(argc, argv, &i, "--parent"))) {
 			o->parent = v;
 		} else if ((v = argval(argc, argv, &i, "--comm")) || (v = argval(argc, argv, &i, "-c"))) {
@@ -337,6 +356,9 @@ int cmd_report(int argc, char **argv)
 	if (!o.input)
 		o.input = isatty(0) ? "perf.data" : "-";
 	so.filter = o.filter;
+	so.max_stack = o.max_stack;
+	/* perf orders chains caller first unless --no-children or -g callee says otherwise */
+	so.max_stack_callers = o.cg_order_set ? o.cg_order == PK_CG_CALLER : o.children != 0;
 	so.inline_frames = o.inline_frames;
 	if (o.inline_frames || sort_has_srcline(o.sort))
 		so.symbols.want_srcline = 1;
@@ -390,7 +412,8 @@ int cmd_report(int argc, char **argv)
 			.sz = sizeof(ro), .sort = o.sort, .children = o.children, .cg_mode = o.cg_mode,
 			.cg_order = o.cg_order, .cg_order_set = o.cg_order_set,
 			.cg_threshold = o.cg_threshold, .percent_limit = o.percent_limit,
-			.show_nr_samples = o.nr, .header = o.header, .parent_regex = o.parent,
+			.show_nr_samples = o.nr, .show_total_period = o.total_period,
+			.header = o.header, .parent_regex = o.parent,
 			/* perf's default percentages are absolute: of every sample in range */
 			.add_filtered = !o.relative,
 			.group = o.group, .threads = o.threads, .filter = &o.filter,

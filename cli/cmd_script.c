@@ -120,7 +120,7 @@ int cmd_script(int argc, char **argv)
 				free(fields);
 				return 2;
 			}
-			sopts.max_stack = v ? (uint32_t)v : 1;
+			sopts.max_stack = v ? (uint32_t)v : PK_SESSION_NO_STACK;
 			break;
 		}
 		case 'G': opts.no_callchain = 1; break;

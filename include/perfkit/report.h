@@ -58,6 +58,7 @@ struct pk_report_opts {
 	                                --dso or --symbols list of one name hides that sort key's
 	                                column and is named above the report, as perf does (kept
 	                                until printed) */
+	int show_total_period;       /* --show-total-period: a Period column (Self's) after Samples */
 };
 
 struct pk_report;

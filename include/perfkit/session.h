@@ -67,7 +67,8 @@ struct pk_session_opts {
 	/* progress: called about every 64 MiB of input with (position, size) */
 	void (*progress)(void *ctx, uint64_t pos, uint64_t size);
 	void *progress_ctx;
-	uint32_t max_stack;          /* call-chain entries kept per sample (--max-stack), 0 = perf's 127 */
+	uint32_t max_stack;          /* call-chain entries kept per sample (--max-stack), 0 = perf's 127,
+	                                PK_SESSION_NO_STACK: none (--max-stack 0) */
 	/*
 	 * --inline: expand each call-chain frame that has a symbol into the
 	 * chain of functions inlined at its address (DWARF through libdw,
@@ -82,7 +83,14 @@ struct pk_session_opts {
 	 * < 0 = off. The unwound user frames follow the kernel part of the chain.
 	 */
 	int unwind_dwarf;
+	/*
+	 * --max-stack keeps the outermost entries instead of the innermost, as
+	 * perf does when it orders call chains caller first (report --children,
+	 * -g caller, -G). The frames still come innermost first.
+	 */
+	int max_stack_callers;
 };
+#define PK_SESSION_NO_STACK UINT32_MAX
 
 struct pk_session;
 

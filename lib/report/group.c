@@ -295,12 +295,14 @@ int rp_group_print(struct pk_report *r, struct pk_session *ss, uint32_t leader,
 				fprintf(out, " %6.2f%%", total[k] ? (double)v * 100.0 / (double)total[k] : 0.0);
 			}
 		}
-		if (r->o.show_nr_samples) {
+		for (int col = 0; col < 2; col++) {     /* Samples, Period: a value per member */
+			if (!(col ? r->o.show_total_period : r->o.show_nr_samples))
+				continue;
 			fputs("  ", out);
 			for (uint32_t k = 0; k < nr; k++) {
 				const struct rp_entry *e = rp_row_ent(row, k);
 
-				fprintf(out, "%12" PRIu64, e ? e->nr_self : 0);
+				fprintf(out, "%12" PRIu64, e ? (col ? e->self : e->nr_self) : 0);
 			}
 		}
 		rp_print_keys(r, &r->ent[reps[i]], width, out);

@@ -63,6 +63,8 @@ void rp_print_columns(struct pk_report *r, const size_t *width, int nr, FILE *ou
 		fprintf(out, "%*s", pw, "Overhead");
 	if (r->o.show_nr_samples)
 		fprintf(out, "  %*s", sw, "Samples");
+	if (r->o.show_total_period)
+		fprintf(out, "  %*s", sw, "Period");
 	for (int k = 0; k < r->nr_keys; k++)
 		if (!r->elided[k])
 			fprintf(out, "  %-*s", (int)width[k], r->keys[k]->header);
@@ -72,7 +74,7 @@ void rp_print_columns(struct pk_report *r, const size_t *width, int nr, FILE *ou
 		fputs("  ", out);
 		rp_dots(out, (size_t)pw);
 	}
-	if (r->o.show_nr_samples) {
+	for (int c = 0; c < r->o.show_nr_samples + r->o.show_total_period; c++) {
 		fputs("  ", out);
 		rp_dots(out, (size_t)sw);
 	}
@@ -156,6 +158,8 @@ static int rp_print_event(struct pk_report *r, struct pk_session *ss, size_t idx
 			fprintf(out, "   %6.2f%%", self);
 		if (r->o.show_nr_samples)
 			fprintf(out, "  %12" PRIu64, e->nr_self);
+		if (r->o.show_total_period)
+			fprintf(out, "  %12" PRIu64, e->self);
 		rp_print_keys(r, e, width, out);
 		fputc('\n', out);
 		if (r->use_callchain && pair_order && rp_callgraph_print(r, e, pair_order, t.graph_period, total, out)) {

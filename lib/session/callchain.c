@@ -111,20 +111,35 @@ static int build_lbr(struct pk_symbols *syms, const struct pk_thread *t, const s
 	return 1;
 }
 
+/* The address entries (not markers) of @s's call chain. */
+static uint64_t address_entries(const struct pk_sample *s)
+{
+	uint64_t n = 0;
+
+	for (uint64_t i = 0; i < s->callchain_nr; i++)
+		n += s->callchain[i] < (uint64_t)PERF_CONTEXT_MAX;
+	return n;
+}
+
 int pk_callchain_build(struct pk_symbols *syms, const struct pk_thread *t,
 		       const struct pk_sample *s, int lbr_callstack, uint32_t max_stack,
-		       struct pk_frames *out)
+		       int keep_callers, struct pk_frames *out)
 {
 	uint8_t cpumode = PERF_RECORD_MISC_USER;
 	uint32_t nr_entries = 0;
-	uint64_t i;
+	uint64_t i, skip = 0;
 	int ret;
 
 	out->nr = 0;
-	if (!(s->present & PERF_SAMPLE_CALLCHAIN) || !s->callchain_nr)
+	if (!(s->present & PERF_SAMPLE_CALLCHAIN) || !s->callchain_nr || max_stack == PK_SESSION_NO_STACK)
 		return 0;
 	if (!max_stack)
 		max_stack = PK_SESSION_MAX_STACK;
+	if (keep_callers) {             /* perf walks the chain from its far end then */
+		uint64_t n = address_entries(s);
+
+		skip = n > max_stack ? n - max_stack : 0;
+	}
 	if (lbr_callstack && (s->present & PERF_SAMPLE_BRANCH_STACK) && s->branch) {
 		ret = build_lbr(syms, t, s, max_stack, out);
 		if (ret)
@@ -142,6 +157,10 @@ int pk_callchain_build(struct pk_symbols *syms, const struct pk_thread *t,
 		}
 		if (m)
 			continue;
+		if (skip) {
+			skip--;
+			continue;
+		}
 		nr_entries++;
 		add_frame(syms, t, cpumode, ip, out);
 	}

@@ -20,12 +20,13 @@ struct pk_frames {
  * Build the frame list of @s the way perf's thread__resolve_callchain()
  * does (callee order): markers switch the cpumode and are dropped, a marker
  * perf does not know discards the whole chain, at most @max_stack address
- * entries are kept. An LBR call stack (@lbr_callstack with a branch stack)
- * replaces the user part, as perf does. 0 or -ENOMEM.
+ * entries are kept (the innermost; the outermost with @keep_callers;
+ * PK_SESSION_NO_STACK: none). An LBR call stack (@lbr_callstack with a
+ * branch stack) replaces the user part, as perf does. 0 or -ENOMEM.
  */
 int pk_callchain_build(struct pk_symbols *syms, const struct pk_thread *t,
 		       const struct pk_sample *s, int lbr_callstack, uint32_t max_stack,
-		       struct pk_frames *out);
+		       int keep_callers, struct pk_frames *out);
 void pk_frames_release(struct pk_frames *f);
 /* Room for @n frames in @f. 0 or -ENOMEM. */
 int pk_frames_reserve(struct pk_frames *f, uint64_t n);

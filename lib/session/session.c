@@ -293,7 +293,7 @@ static int handle_sample(struct run_ctx *rc, const struct pk_record *r)
 		return deliver_sample(rc, &rs, FILTERED);
 	ret = pk_callchain_build(ss->syms, rs.thread, s,
 				 !!(ev->attr.attr.branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK),
-				 ss->opts.max_stack, &ss->frames);
+				 ss->opts.max_stack, ss->opts.max_stack_callers, &ss->frames);
 	if (ret < 0)
 		return pk_diag_fail(rc->d, ret, "out of memory");
 	/* --call-graph dwarf: user frames unwound from the stack copy (unwind_user.c) */

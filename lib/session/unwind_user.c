@@ -51,7 +51,8 @@ int pk_session_unwind_user(struct pk_unwind **uwp, struct pk_perfdata *data, con
 
 	if ((s->present & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)) !=
 	    (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER) ||
-	    !s->regs_user_abi || !s->regs_user || !s->stack_user || !s->stack_user_dyn_size)
+	    !s->regs_user_abi || !s->regs_user || !s->stack_user || !s->stack_user_dyn_size ||
+	    max_stack == PK_SESSION_NO_STACK)
 		return 0;
 	if (!*uwp) {
 		const struct pk_features *f = pk_perfdata_features(data);

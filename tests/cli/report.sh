@@ -76,6 +76,22 @@ compare_body() {
 	fi
 }
 
+# compare_full NAME FILE ARGS...: the '#' lines whole (titles, totals, column heads and what
+# filters name), then the rows as compare() does
+compare_full() {
+	local name=$1 f=$2; shift 2
+	"$PERFKIT" report --stdio "$@" -i "$f" 2>&1 | grep -v '^# (Tip:' >"$TMP/pk.out"
+	perf report --stdio "$@" -i "$f" 2>&1 | grep -v -e '^# (Tip:' -e '^# (Cannot load tips' >"$TMP/perf.out"
+	if diff <(grep '^#' "$TMP/perf.out") <(grep '^#' "$TMP/pk.out") >"$TMP/diff"; then
+		compare "$name" "$f" "$@"
+	elif why=$(known "$name"); then
+		todo "$name" "$why"
+	else
+		fail "$name" "$(head -20 "$TMP/diff")"
+		keep "$f"
+	fi
+}
+
 if ! have_perf; then
 	skip "Linux perf not usable here: no oracle comparison"
 	done_testing
@@ -127,10 +143,13 @@ done
 compare "g.data: -n Samples column" "$TMP/g.data" --no-children -n --sort comm,dso -g none
 compare "n.data: pid,cpu keys" "$TMP/n.data" --no-children --sort pid,cpu
 compare "g.data: dso,sym with --percent-limit 1" "$TMP/g.data" --no-children --sort dso,sym --percent-limit 1 -g none
+compare_full "g.data: --show-total-period -n: Samples and Period columns" "$TMP/g.data" --show-total-period -n -g none
 
 # The default report (children, graph,0.5,caller) and --no-children (callee): whole text.
 for args in "" "--no-children" "--no-children -g fractal" "--no-children -g flat" \
-	    "--no-children -g folded" "-g callee" "--no-children -g caller,2" "--percent-limit 2"; do
+	    "--no-children -g folded" "-g callee" "--no-children -g caller,2" "--percent-limit 2" \
+	    "--no-children -G" "--max-stack 3" "--no-children --max-stack 3" "--max-stack 0" \
+	    "-g callee --max-stack 2" "--no-children --max-stack 1 -g caller"; do
 	# shellcheck disable=SC2086 # the options are words
 	compare_body "call graph text matches perf: report ${args:-(defaults)}" "$TMP/g.data" $args
 done
@@ -169,6 +188,8 @@ if [ -s "$TMP/grp.data" ]; then
 	ok $? "grp.data: one block titled 'anon group { cpu-clock, task-clock }'"
 	compare "grp.data: -n --children, a Samples column per member" "$TMP/grp.data" -n --children --sort comm,dso -g none
 	compare "grp.data: --no-group" "$TMP/grp.data" --no-group --no-children --sort comm,dso,sym
+	compare_full "grp.data: --show-total-period -n, a Period column per member" "$TMP/grp.data" \
+		--show-total-period -n --no-children -g none
 	for args in "" "--no-children" "--no-children -g fractal" "-g callee" "--percent-limit 2"; do
 		# shellcheck disable=SC2086
 		compare_body "group call graph text matches perf: report ${args:-(defaults)}" "$TMP/grp.data" $args
@@ -180,40 +201,27 @@ fi
 # Two commands (dd in the kernel, the workload in user space) under sh. The comparison covers the
 # '#' lines whole (a one-name filter hides its column and is named above the report; the
 # totals count the filtered samples unless --percentage relative; --time is named in the title)
-# and the rows as compare() does.
-compare_filtered() { # NAME FILE ARGS...
-	local name=$1 f=$2; shift 2
-	"$PERFKIT" report --stdio "$@" -i "$f" 2>&1 | grep -v '^# (Tip:' >"$TMP/pk.out"
-	perf report --stdio "$@" -i "$f" 2>&1 | grep -v -e '^# (Tip:' -e '^# (Cannot load tips' >"$TMP/perf.out"
-	if diff <(grep '^#' "$TMP/perf.out") <(grep '^#' "$TMP/pk.out") >"$TMP/diff"; then
-		compare "$name" "$f" "$@"
-	elif why=$(known "$name"); then
-		todo "$name" "$why"
-	else
-		fail "$name" "$(head -20 "$TMP/diff")"
-		keep "$f"
-	fi
-}
+# and the rows (compare_full).
 perf record -q -e cpu-clock -F 4999 -g -o "$TMP/mix.data" -- \
 	sh -c "dd if=/dev/zero of=/dev/null bs=512 count=400000 2>/dev/null; $W --spin-ms 200" >/dev/null 2>&1
 if [ -s "$TMP/mix.data" ]; then
 	f=$TMP/mix.data
 	wpid=$(perf script -F comm,pid -i "$f" 2>/dev/null | awk '$1 == "pk-workload" { print $2; exit }')
 	mid=$(perf script -F time -i "$f" 2>/dev/null | awk '{ t[NR] = $1 } END { sub(":", "", t[int(NR / 2)]); print t[int(NR / 2)] }')
-	compare_filtered "--comm dd: no Command column, '# comm: dd', totals of every sample" "$f" --no-children --comm dd
-	compare_filtered "--comm dd --percentage relative: totals of dd's samples" "$f" --no-children --comm dd --percentage relative
-	compare_filtered "--comm dd,pk-workload: two names keep the column" "$f" --no-children --comm dd,pk-workload -g none
-	compare_filtered "--dsos [kernel.kallsyms] -n: no Shared Object column" "$f" --no-children --dsos '[kernel.kallsyms]' -n -g none
-	compare_filtered "--comm dd --dsos [kernel.kallsyms] --sort comm,dso: both hidden, so both shown" "$f" \
+	compare_full "--comm dd: no Command column, '# comm: dd', totals of every sample" "$f" --no-children --comm dd
+	compare_full "--comm dd --percentage relative: totals of dd's samples" "$f" --no-children --comm dd --percentage relative
+	compare_full "--comm dd,pk-workload: two names keep the column" "$f" --no-children --comm dd,pk-workload -g none
+	compare_full "--dsos [kernel.kallsyms] -n: no Shared Object column" "$f" --no-children --dsos '[kernel.kallsyms]' -n -g none
+	compare_full "--comm dd --dsos [kernel.kallsyms] --sort comm,dso: both hidden, so both shown" "$f" \
 		--no-children --comm dd --dsos '[kernel.kallsyms]' --sort comm,dso
-	compare_filtered "--sort dso,sym --comm dd: comm is no key, nothing hidden" "$f" --no-children --sort dso,sym --comm dd -g none
-	compare_filtered "-S work --sort comm,dso,sym: no Symbol column" "$f" --no-children -S work -g none
-	compare_filtered "--comm nothing: the block stays, without rows" "$f" --no-children --comm nothing
-	compare_filtered "--comm nothing --percentage relative: 0 samples" "$f" --no-children --comm nothing --percentage relative
-	[ -n "$wpid" ] && compare_filtered "--pid PID: the workload's samples, totals of every sample" "$f" --no-children --pid "$wpid" -g none
+	compare_full "--sort dso,sym --comm dd: comm is no key, nothing hidden" "$f" --no-children --sort dso,sym --comm dd -g none
+	compare_full "-S work --sort comm,dso,sym: no Symbol column" "$f" --no-children -S work -g none
+	compare_full "--comm nothing: the block stays, without rows" "$f" --no-children --comm nothing
+	compare_full "--comm nothing --percentage relative: 0 samples" "$f" --no-children --comm nothing --percentage relative
+	[ -n "$wpid" ] && compare_full "--pid PID: the workload's samples, totals of every sample" "$f" --no-children --pid "$wpid" -g none
 	if [ -n "$mid" ]; then
-		compare_filtered "--time MID,: the title names the range" "$f" --no-children --time "$mid," -g none
-		compare_filtered "--time MID, --comm pk-workload: totals of the range, filtered samples in" "$f" \
+		compare_full "--time MID,: the title names the range" "$f" --no-children --time "$mid," -g none
+		compare_full "--time MID, --comm pk-workload: totals of the range, filtered samples in" "$f" \
 			--no-children --time "$mid," --comm pk-workload -g none
 	fi
 	# relative percentages: the call graph's are still of every sample, its threshold of the kept ones

@@ -74,6 +74,7 @@ if record -e cpu-clock -F 4999 -g --sample-cpu -o "$TMP/fp.data" -- "$W" --spin-
 	compare "$TMP/fp.data" "fp call graph: -F comm,tid,time,ip like perf" -F comm,tid,time,ip
 	compare "$TMP/fp.data" "fp call graph: -F $LONG like perf" -F $LONG
 	compare "$TMP/fp.data" "fp call graph: --max-stack 3 like perf" -F comm,tid,ip,sym --max-stack 3
+	compare "$TMP/fp.data" "fp call graph: --max-stack 0 prints no frame, like perf" --max-stack 0
 	compare "$TMP/fp.data" "fp call graph: -G hides call chains like perf" -G
 	compare "$TMP/fp.data" "-F +period,-time like perf" -F +pid,-time
 	perf script -i "$TMP/fp.data" --show-mmap-events --show-task-events 2>/dev/null | grep PERF_RECORD >"$TMP/p"

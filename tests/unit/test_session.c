@@ -42,31 +42,39 @@ static void test_callchain(void)
 	s.present = PERF_SAMPLE_CALLCHAIN;
 	s.callchain = chain;
 	s.callchain_nr = 6;
-	is_int(pk_callchain_build(syms, t, &s, 0, 0, &fr), 0, "callchain: builds");
+	is_int(pk_callchain_build(syms, t, &s, 0, 0, 0, &fr), 0, "callchain: builds");
 	is_int(fr.nr, 4, "callchain: markers dropped, 4 frames");
 	ok(fr.nr == 4 && fr.v[0].ip == 0xffffffff81000010ull && fr.v[3].ip == 0x402000,
 	   "callchain: leaf first, order kept");
 	ok(fr.nr == 4 && fr.v[0].cpumode == PERF_RECORD_MISC_KERNEL &&
 	   fr.v[1].cpumode == PERF_RECORD_MISC_KERNEL && fr.v[2].cpumode == PERF_RECORD_MISC_USER,
 	   "callchain: markers switch cpumode (kernel, then user)");
-	pk_callchain_build(syms, t, &s, 0, 3, &fr);
+	pk_callchain_build(syms, t, &s, 0, 3, 0, &fr);
 	is_int(fr.nr, 3, "callchain: --max-stack 3 keeps 3 address entries");
-	pk_callchain_build(syms, t, &s, 0, 2, &fr);
+	pk_callchain_build(syms, t, &s, 0, 2, 0, &fr);
 	ok(fr.nr == 2 && fr.v[1].ip == 0xffffffff81000020ull, "callchain: --max-stack 2 stops before USER");
+	pk_callchain_build(syms, t, &s, 0, 3, 1, &fr);
+	ok(fr.nr == 3 && fr.v[0].ip == 0xffffffff81000020ull && fr.v[0].cpumode == PERF_RECORD_MISC_KERNEL &&
+	   fr.v[2].ip == 0x402000 && fr.v[2].cpumode == PERF_RECORD_MISC_USER,
+	   "callchain: --max-stack 3 in caller order keeps the 3 outermost, innermost first");
+	pk_callchain_build(syms, t, &s, 0, 9, 1, &fr);
+	is_int(fr.nr, 4, "callchain: --max-stack 9 in caller order keeps all 4");
+	pk_callchain_build(syms, t, &s, 0, PK_SESSION_NO_STACK, 0, &fr);
+	is_int(fr.nr, 0, "callchain: --max-stack 0 keeps none");
 
 	s.callchain = guest;
 	s.callchain_nr = 4;
-	pk_callchain_build(syms, t, &s, 0, 0, &fr);
+	pk_callchain_build(syms, t, &s, 0, 0, 0, &fr);
 	is_int(fr.nr, 0, "callchain: a GUEST marker discards the chain (perf: invalid context)");
 
 	s.callchain = plain;
 	s.callchain_nr = 3;
-	pk_callchain_build(syms, t, &s, 0, 0, &fr);
+	pk_callchain_build(syms, t, &s, 0, 0, 0, &fr);
 	ok(fr.nr == 3 && fr.v[0].cpumode == PERF_RECORD_MISC_USER,
 	   "callchain: no marker means user cpumode, all entries kept");
 
 	s.present = 0;
-	pk_callchain_build(syms, t, &s, 0, 0, &fr);
+	pk_callchain_build(syms, t, &s, 0, 0, 0, &fr);
 	is_int(fr.nr, 0, "callchain: none without PERF_SAMPLE_CALLCHAIN");
 
 	/* LBR call stack: kernel part, then branch[0].to and every from */
@@ -75,7 +83,7 @@ static void test_callchain(void)
 	s.callchain_nr = 6;
 	s.branch = br;
 	s.branch_nr = 2;
-	pk_callchain_build(syms, t, &s, 1, 0, &fr);
+	pk_callchain_build(syms, t, &s, 1, 0, 0, &fr);
 	ok(fr.nr == 5 && fr.v[1].ip == 0xffffffff81000020ull && fr.v[2].ip == 0x600 &&
 	   fr.v[3].ip == 0x500 && fr.v[4].ip == 0x700, "callchain: LBR call stack replaces the user part");
 	pk_frames_release(&fr);
