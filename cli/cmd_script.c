@@ -1,8 +1,9 @@
 /*
  * perfkit script: print the samples of a perf.data file one per line in
  * `perf script`'s layout (options follow perf's): -i FILE|-, -F fields,
- * --header, --show-mmap-events, --show-task-events, and the --comm, --pid,
- * --tid, --cpu, --time, --dsos, --symbols filters. A corrupt or truncated
+ * --header, --show-mmap-events, --show-task-events, --ns, --reltime,
+ * --deltatime, and the --comm, --pid, --tid, --cpu, --time, --dsos,
+ * --symbols filters. A corrupt or truncated
  * file ends with what was printed so far flushed, a message naming the file
  * and byte offset, and exit status 2.
  */
@@ -21,7 +22,7 @@ static void script_usage(FILE *f)
 		"usage: perfkit script [-i FILE|-] [-F FIELDS] [--header] [--show-mmap-events]\n"
 		"                      [--show-task-events] [--comm LIST] [--pid LIST] [--tid LIST]\n"
 		"                      [-C CPUS] [--time START,END] [--dsos LIST] [-S SYMS]\n"
-		"                      [--max-stack N] [-G] [--inline] [-v]\n"
+		"                      [--max-stack N] [-G] [--inline] [--ns] [--reltime|--deltatime] [-v]\n"
 		"\n"
 		"  -i, --input FILE        perf.data to read ('-' = standard input; default perf.data)\n"
 		"  -F, --fields LIST       comm,tid,pid,time,cpu,event,trace,ip,sym,symoff,dso,addr,\n"
@@ -36,12 +37,15 @@ static void script_usage(FILE *f)
 		"      --max-stack N       call-chain depth (default 127)\n"
 		"  -G, --hide-call-graph   do not print call chains\n"
 		"      --inline            add the functions inlined at each call-chain address\n"
+		"      --ns                times to the nanosecond\n"
+		"      --reltime           times since the first one printed; --time from the first sample\n"
+		"      --deltatime         times since the previous one printed\n"
 		"  -v, --verbose           more warnings\n");
 }
 
 enum {
 	OPT_HEADER = 256, OPT_MMAP, OPT_TASK, OPT_COMM, OPT_PID, OPT_TID, OPT_TIME, OPT_DSOS,
-	OPT_MAX_STACK, OPT_INLINE, OPT_NO_INLINE,
+	OPT_MAX_STACK, OPT_INLINE, OPT_NO_INLINE, OPT_NS, OPT_RELTIME, OPT_DELTATIME,
 };
 
 static int append_fields(char **acc, const char *arg)
@@ -78,6 +82,9 @@ int cmd_script(int argc, char **argv)
 		{ "hide-call-graph", no_argument, NULL, 'G' },
 		{ "inline", no_argument, NULL, OPT_INLINE },
 		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+		{ "ns", no_argument, NULL, OPT_NS },
+		{ "reltime", no_argument, NULL, OPT_RELTIME },
+		{ "deltatime", no_argument, NULL, OPT_DELTATIME },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -126,6 +133,18 @@ int cmd_script(int argc, char **argv)
 		case 'G': opts.no_callchain = 1; break;
 		case OPT_INLINE: sopts.inline_frames = 1; break;
 		case OPT_NO_INLINE: sopts.inline_frames = 0; break;
+		case OPT_NS: opts.time_ns = 1; break;
+		case OPT_RELTIME:
+		case OPT_DELTATIME:
+			if (opts.time_mode && opts.time_mode != (opt == OPT_RELTIME ? PK_SCRIPT_RELTIME
+										     : PK_SCRIPT_DELTATIME)) {
+				cli_error("--reltime and --deltatime exclude each other");
+				free(fields);
+				return 2;
+			}
+			opts.time_mode = opt == OPT_RELTIME ? PK_SCRIPT_RELTIME : PK_SCRIPT_DELTATIME;
+			sopts.time_relative = opt == OPT_RELTIME;   /* perf: --time counts from the start too */
+			break;
 		case 'v': verbose++; break;
 		case 'h': script_usage(stdout); free(fields); return 0;
 		default: script_usage(stderr); free(fields); return 2;

@@ -49,7 +49,12 @@ struct pk_script_opts {
 	int show_mmap_events;        /* print MMAP/MMAP2 records */
 	int show_task_events;        /* print COMM/FORK/EXIT records */
 	int no_callchain;            /* -G: never print call chains */
+	int time_ns;                 /* --ns: times to the nanosecond */
+	int time_mode;               /* 0: as recorded; PK_SCRIPT_RELTIME: since the first time
+	                                printed (--reltime); PK_SCRIPT_DELTATIME: since the
+	                                previous one (--deltatime) */
 };
+enum { PK_SCRIPT_RELTIME = 1, PK_SCRIPT_DELTATIME = 2 };
 
 struct pk_script;
 

@@ -89,6 +89,12 @@ struct pk_session_opts {
 	 * -g caller, -G). The frames still come innermost first.
 	 */
 	int max_stack_callers;
+	/*
+	 * The --time range counts from the file's first sample (its
+	 * HEADER_SAMPLE_TIME; from 0 without it), as perf script reads it
+	 * with --reltime. An open end stays open.
+	 */
+	int time_relative;
 };
 #define PK_SESSION_NO_STACK UINT32_MAX
 

@@ -31,6 +31,8 @@ struct pk_script {
 	int use_callchain;
 	int name_width;
 	int show_mmap, show_task;
+	int time_ns, time_mode;      /* --ns; 0, PK_SCRIPT_RELTIME or PK_SCRIPT_DELTATIME */
+	uint64_t first_time, last_time;
 	size_t nr_evsels_seen;
 	struct tep_handle *tep;
 	const void *tep_blob;        /* the blob @tep was built from */
@@ -74,6 +76,8 @@ int pk_script_new(struct pk_session *ss, const struct pk_script_opts *opts_in, F
 	sc->syms = pk_session_symbols(ss);
 	sc->show_mmap = opts.show_mmap_events;
 	sc->show_task = opts.show_task_events;
+	sc->time_ns = opts.time_ns;
+	sc->time_mode = opts.time_mode;
 	pk_diag_init(&sc->err);
 	ret = pk_obuf_init(&sc->out, out);
 	if (ret < 0) {
@@ -186,27 +190,46 @@ static void put_comm(struct pk_obuf *o, const struct pk_thread *t, int plain)
 	pk_obuf_putc(o, ' ');
 }
 
-/* "%12s: " of "%lu.%06lu" (seconds, microseconds truncated), as perf. */
-static void put_time(struct pk_obuf *o, uint64_t t)
+/*
+ * The time as perf script prints it: "%12s: " of "%lu.%06lu" (seconds,
+ * microseconds truncated), or "%5lu.%09llu: " with --ns; since the first
+ * time printed (--reltime) or the previous one (--deltatime).
+ */
+static void put_time(struct pk_script *sc, uint64_t t)
 {
 	char tmp[32];
-	uint64_t us = (t % 1000000000ull) / 1000;
-	size_t n = pk_fmt_uint(tmp, t / 1000000000ull);
+	int digits = sc->time_ns ? 9 : 6;
+	uint64_t shown = t, frac;
+	size_t n;
 
-	tmp[n++] = '.';
-	for (int i = 5; i >= 0; i--) {
-		tmp[n + (size_t)i] = (char)('0' + us % 10);
-		us /= 10;
+	if (sc->time_mode == PK_SCRIPT_RELTIME) {
+		if (!sc->first_time)
+			sc->first_time = t;
+		shown = t - sc->first_time;
+	} else if (sc->time_mode == PK_SCRIPT_DELTATIME) {
+		shown = sc->last_time ? t - sc->last_time : 0;
+		sc->last_time = t;
 	}
-	n += 6;
-	pk_obuf_pad(o, tmp, n, 12);
-	pk_obuf_write(o, ": ", 2);
+	frac = shown % 1000000000ull;
+	if (!sc->time_ns)
+		frac /= 1000;
+	n = pk_fmt_uint(tmp, shown / 1000000000ull);
+	tmp[n++] = '.';
+	for (int i = digits - 1; i >= 0; i--) {
+		tmp[n + (size_t)i] = (char)('0' + frac % 10);
+		frac /= 10;
+	}
+	n += (size_t)digits;
+	pk_obuf_pad(&sc->out, tmp, n, sc->time_ns ? 15 : 12);
+	pk_obuf_write(&sc->out, ": ", 2);
 }
 
 /* perf_sample__fprintf_start(): comm, pid/tid, cpu, time. */
-static void put_start(struct pk_obuf *o, uint32_t f, int comm_plain, const struct pk_thread *t,
+static void put_start(struct pk_script *sc, uint32_t f, int comm_plain, const struct pk_thread *t,
 		      int32_t pid, int32_t tid, int32_t cpu, uint64_t time)
 {
+	struct pk_obuf *o = &sc->out;
+
 	if (f & PK_SF_COMM)
 		put_comm(o, t, comm_plain);
 	if ((f & PK_SF_PID) && (f & PK_SF_TID)) {
@@ -238,7 +261,7 @@ static void put_start(struct pk_obuf *o, uint32_t f, int comm_plain, const struc
 		pk_obuf_write(o, "] ", 2);
 	}
 	if (f & PK_SF_TIME)
-		put_time(o, time);
+		put_time(sc, time);
 }
 
 /* Symbol name [+0xoff], or [unknown]. */
@@ -323,7 +346,7 @@ int pk_script_sample(void *ctx, const struct pk_rsample *rs)
 	}
 	if (s->present & PERF_SAMPLE_CPU)
 		cpu = (int32_t)s->cpu;
-	put_start(o, f, (f & PK_SF_IP) && has_cc, rs->thread, pid, tid, cpu, s->time);
+	put_start(sc, f, (f & PK_SF_IP) && has_cc, rs->thread, pid, tid, cpu, s->time);
 	if (f & PK_SF_PERIOD) {
 		/*
 		 * the session's period (a PERF_SAMPLE_READ value's increase); without
@@ -509,7 +532,7 @@ int pk_script_record(void *ctx, const struct pk_record *r)
 		time = (s->present & PERF_SAMPLE_TIME) ? s->time : 0;
 	}
 	f = sc->set[pk_output_type(ev->attr.attr.type)].fields;
-	put_start(o, f,
+	put_start(sc, f,
 		  (f & PK_SF_IP) && sc->use_callchain &&
 			  (ev->attr.attr.sample_type & PERF_SAMPLE_CALLCHAIN),
 		  pk_symbols_thread(sc->syms, tpid, ttid), pid, tid, cpu, time);

@@ -80,6 +80,12 @@ int pk_session_open(const char *path, const struct pk_session_opts *opts_in,
 	if (ret < 0)
 		goto fail;
 	f = pk_perfdata_features(ss->data);
+	if (ss->opts.time_relative && f) {
+		if (ss->filter.time_start || ss->filter.time_end)
+			ss->filter.time_start += f->first_sample_time;
+		if (ss->filter.time_end)
+			ss->filter.time_end += f->first_sample_time;
+	}
 	if (!sopts.osrelease && f && f->osrelease) {
 		ss->osrelease = strdup(f->osrelease);
 		sopts.osrelease = ss->osrelease;

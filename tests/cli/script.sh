@@ -83,6 +83,18 @@ if record -e cpu-clock -F 4999 -g --sample-cpu -o "$TMP/fp.data" -- "$W" --spin-
 	t1=$(perf script -i "$TMP/fp.data" -F time 2>/dev/null | sed -n '10p' | tr -d ' :')
 	t2=$(perf script -i "$TMP/fp.data" -F time 2>/dev/null | sed -n '60p' | tr -d ' :')
 	compare "$TMP/fp.data" "--time $t1,$t2 like perf" -F comm,tid,time --time "$t1,$t2"
+	compare "$TMP/fp.data" "--ns: nanosecond times like perf" --ns -F comm,tid,time,ip,sym
+	compare "$TMP/fp.data" "--reltime like perf" --reltime
+	compare "$TMP/fp.data" "--deltatime --ns, side-band records among the samples, like perf" \
+		--deltatime --ns --show-task-events --show-mmap-events -F comm,tid,time,event,ip
+	compare "$TMP/fp.data" "--reltime --time 0.05,0.15: from the first sample, like perf" --reltime --time 0.05,0.15
+	compare "$TMP/fp.data" "--reltime --time ,0.1 like perf" --reltime --time ,0.1 -F time,ip
+	# an open end: perf 6.1 moves it to the first sample and prints nothing; perfkit keeps it open
+	perf script -i "$TMP/fp.data" --reltime --time 0.1,1000 >"$TMP/p" 2>/dev/null
+	"$PERFKIT" script -i "$TMP/fp.data" --reltime --time 0.1, >"$TMP/k" 2>/dev/null
+	same "$TMP/p" "$TMP/k" "--reltime --time 0.1,: to the end (perf's 0.1,1000)"
+	"$PERFKIT" script -i "$TMP/fp.data" --reltime --deltatime >/dev/null 2>"$TMP/e"
+	is "$?" 2 "--reltime --deltatime: exit status 2 (perf refuses them together too)"
 	"$PERFKIT" script --header -i "$TMP/fp.data" 2>/dev/null | head -3 >"$TMP/h"
 	grep -q '^# ========' "$TMP/h"; ok $? "--header prints the header block first"
 	# speed: the same output, written through the 1 MiB buffer
