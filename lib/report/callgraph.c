@@ -340,6 +340,14 @@ static int pt_cmp(const void *pa, const void *pb)
 	return pt_tie(cmp_t, a, b);
 }
 
+static int pt_tie_cmp(const void *pa, const void *pb)
+{
+	return pt_tie(cmp_t, *(const uint32_t *)pa, *(const uint32_t *)pb);
+}
+
+/* Flat and folded order: hits, descending; ties in the order collected (perf's rb-tree inserts). */
+static const uint32_t *cmp_pos;
+
 static int pt_hit_cmp(const void *pa, const void *pb)
 {
 	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
@@ -347,7 +355,7 @@ static int pt_hit_cmp(const void *pa, const void *pb)
 
 	if (ca != cb)
 		return ca > cb ? -1 : 1;
-	return a < b ? -1 : (a > b);
+	return cmp_pos[a] < cmp_pos[b] ? -1 : (cmp_pos[a] > cmp_pos[b]);
 }
 
 /* Children of (the run ending at) @pn that pass the threshold, sorted. Caller frees. */
@@ -501,12 +509,28 @@ static int pt_print_graph(struct pt *t, uint64_t parent_samples, int skip_first)
 	return 0;
 }
 
-static void pt_collect_hits(const struct pt *t, uint32_t pn, uint64_t min_hit, uint32_t *v, size_t *k)
+/*
+ * The nodes with hits of at least @min_hit below @pn into @v, in perf's
+ * order (its __sort_chain_flat): children first, in perf's rb-tree order
+ * (pt_tie), then the node. 0 or -ENOMEM.
+ */
+static int pt_collect_hits(const struct pt *t, uint32_t pn, uint64_t min_hit, uint32_t *v, size_t *k)
 {
-	for (uint32_t c = t->n[pn].first; c; c = t->n[c].next)
-		pt_collect_hits(t, c, min_hit, v, k);
+	uint32_t nk = t->n[pn].nchild, *kids = nk ? malloc(nk * sizeof(*kids)) : NULL, i = 0;
+	int err = 0;
+
+	if (nk && !kids)
+		return -ENOMEM;
+	for (uint32_t c = t->n[pn].first; c && i < nk; c = t->n[c].next)
+		kids[i++] = c;
+	cmp_t = t;
+	qsort(kids, i, sizeof(*kids), pt_tie_cmp);
+	for (uint32_t j = 0; j < i && !err; j++)
+		err = pt_collect_hits(t, kids[j], min_hit, v, k);
+	free(kids);
 	if (pn && t->n[pn].hit && t->n[pn].hit >= min_hit)
 		v[(*k)++] = pn;
+	return err;
 }
 
 static void pt_path(const struct pt *t, uint32_t pn, uint32_t *parent_of, int folded, int *first)
@@ -530,19 +554,22 @@ static void pt_path(const struct pt *t, uint32_t pn, uint32_t *parent_of, int fo
 static int pt_print_flat(struct pt *t, int folded)
 {
 	uint32_t *v = malloc(t->nr * sizeof(*v)), *parent_of = calloc(t->nr, sizeof(*parent_of));
+	uint32_t *pos = malloc(t->nr * sizeof(*pos));
 	uint64_t min_hit = pt_abs_min(t->min_total, t->min_pct);
 	size_t k = 0;
-	int err = 0;
+	int err = -ENOMEM;
 
-	if (!v || !parent_of) {
-		err = -ENOMEM;
+	if (!v || !parent_of || !pos)
 		goto out;
-	}
 	for (uint32_t i = 0; i < t->nr; i++)
 		for (uint32_t c = t->n[i].first; c; c = t->n[c].next)
 			parent_of[c] = i;
-	pt_collect_hits(t, 0, min_hit, v, &k);
+	if ((err = pt_collect_hits(t, 0, min_hit, v, &k)))
+		goto out;
+	for (size_t i = 0; i < k; i++)
+		pos[v[i]] = (uint32_t)i;
 	cmp_t = t;
+	cmp_pos = pos;
 	qsort(v, k, sizeof(*v), pt_hit_cmp);
 	for (size_t i = 0; i < k; i++) {
 		int first = 1;
@@ -563,6 +590,7 @@ static int pt_print_flat(struct pt *t, int folded)
 out:
 	free(v);
 	free(parent_of);
+	free(pos);
 	return err;
 }
 

@@ -8,7 +8,9 @@
  * written here (no maps, so every frame is unresolved on any machine), and
  * perf report and $PERFKIT report must print the same rows, with and without
  * children, with comm among the keys (perf builds its collapsed tree) and
- * without (it does not). Skips without a usable perf.
+ * without (it does not); and, as every sample has the same period, their
+ * flat and folded call graphs, whose equal hits perf lists in the order its
+ * rb-tree received them. Skips without a usable perf.
  */
 #include <dlfcn.h>
 #include <limits.h>
@@ -240,6 +242,9 @@ int main(void)
 		"--children --sort sym",                /* no comm: one tree */
 		"--children --sort dso,sym -g none",
 		"--no-children --sort sym -g none",
+		"--no-children -g flat",                /* flat and folded: ties in perf's insert order */
+		"--children -g folded",
+		"--children -g flat,0,callee",
 	};
 	const char *perfkit = getenv("PERFKIT") ? getenv("PERFKIT") : "build/perfkit";
 	char dir[] = "/tmp/pk-report-circle.XXXXXX", file[600], cmd[700];
