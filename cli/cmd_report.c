@@ -357,6 +357,8 @@ int cmd_report(int argc, char **argv)
 		o.input = isatty(0) ? "perf.data" : "-";
 	so.filter = o.filter;
 	so.max_stack = o.max_stack;
+	/* the histogram takes filtered samples too, into hidden entries (perf's filtered entries) */
+	so.deliver_filtered = !o.dump && !o.stats && !o.format;
 	/* perf orders chains caller first unless --no-children or -g callee says otherwise */
 	so.max_stack_callers = o.cg_order_set ? o.cg_order == PK_CG_CALLER : o.children != 0;
 	so.inline_frames = o.inline_frames;

@@ -47,8 +47,13 @@ struct pk_report_opts {
 	int header;                  /* print the --header block (done by the caller) */
 	const char *parent_regex;    /* for the parent sort key, perf's default "^sys_|^do_page_fault" */
 	/* perfkit additions (keep at the end) */
-	int add_filtered;            /* count samples the session's comm/pid/tid/dso/symbol filters
-	                                dropped in "# Samples" and the totals, as perf does */
+	int add_filtered;            /* absolute percentages (perf's default): "# Samples" and the
+	                                totals count the samples the session's comm/pid/tid/dso/
+	                                symbol filters dropped, whether it handed them over
+	                                (pk_session_opts.deliver_filtered) or only counted them;
+	                                0: of the entries shown (--percentage relative). A sample
+	                                handed over marked filtered goes into its entry as any
+	                                other; an entry a filtered sample made is not printed */
 	int group;                   /* event groups: 0 perf's default (one block per group when the
 	                                file has GROUP_DESC), 1 --group (also puts all events of a
 	                                file without groups in one), -1 --no-group */

@@ -45,6 +45,12 @@ struct pk_rsample {
 	 * has no inline frame.
 	 */
 	const uint8_t *inlined;
+	/*
+	 * With pk_session_opts.deliver_filtered: 1 when --comm, --pid, --tid,
+	 * --dso or --symbols filtered the sample out (it still comes, resolved
+	 * in full, as perf report adds such samples to hidden entries).
+	 */
+	uint8_t filtered;
 };
 
 /* Filters applied before anything is counted (perf report --comm/--pid/...). */
@@ -95,6 +101,12 @@ struct pk_session_opts {
 	 * with --reltime. An open end stays open.
 	 */
 	int time_relative;
+	/*
+	 * Hand the samples --comm, --pid, --tid, --dso and --symbols filter
+	 * out to the sample callback too, marked rs->filtered (those outside
+	 * --time and --cpu never come), as perf report needs them.
+	 */
+	int deliver_filtered;
 };
 #define PK_SESSION_NO_STACK UINT32_MAX
 

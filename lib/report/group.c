@@ -283,7 +283,8 @@ int rp_group_print(struct pk_report *r, struct pk_session *ss, uint32_t leader,
 		const struct rp_entry *le = rp_row_ent(row, 0);
 		uint64_t lv = le ? (r->children ? le->acc : le->self) : 0;
 
-		if ((total[0] ? (double)lv * 100.0 / (double)total[0] : 0.0) < r->o.percent_limit)
+		if (r->ent[reps[i]].filtered ||
+		    (total[0] ? (double)lv * 100.0 / (double)total[0] : 0.0) < r->o.percent_limit)
 			continue;
 		for (int pass = r->children ? 0 : 1; pass < 2; pass++) {   /* Children, Self */
 			fputs("  ", out);

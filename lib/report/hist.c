@@ -4,7 +4,10 @@
  * Children when cumulating), the defaults perf derives from the file
  * (children and call graphs only when call chains exist), and the order
  * entries are printed in: overhead first, then the sort keys ascending, as
- * perf's output tree orders them (rbtree_order.c).
+ * perf's output tree orders them (rbtree_order.c). Samples the session's
+ * filters dropped (rs->filtered) go in like the others; an entry one of
+ * them made stays hidden whatever later samples add, as perf's filtered
+ * hist entries do, and takes its place in the output order all the same.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -247,6 +250,7 @@ uint32_t rp_entry_get(struct pk_report *r, const struct rp_keyctx *c)
 		memcpy(e->key, key, sizeof(key));
 		e->hash = h;
 		e->evsel = (uint32_t)key[0];
+		e->filtered = c->rs->filtered;  /* perf: its first sample's, whatever later ones say */
 		if (rp_entry_display(r, e, c))
 			return UINT32_MAX;
 	}
@@ -399,6 +403,10 @@ static int add_one(struct pk_report *r, const struct pk_rsample *rs)
 		return -ENOMEM;
 	h->used = 1;
 	h->evsel = rs->evsel;
+	if (rs->filtered) {
+		h->nr_filtered++;
+		h->filtered_period += rs->period;
+	}
 	if (r->branch_mode && (rs->s->present & PERF_SAMPLE_BRANCH_STACK)) {
 		struct rp_keyctx c = { .rs = rs, .who = rs->thread };
 
@@ -494,6 +502,14 @@ size_t pk_report_rows(struct pk_report *r, size_t evsel_idx, struct pk_report_ro
 	order = rp_sorted_entries(r, (uint32_t)evsel_idx, &n);
 	if (!order)
 		return 0;
+	{                               /* the rows printed: not the filtered entries */
+		size_t kept = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (!r->ent[order[i]].filtered)
+				order[kept++] = order[i];
+		n = kept;
+	}
 	free(r->rows_text);
 	r->rows_text = NULL;
 	/* pass 1: size; pass 2: fill */

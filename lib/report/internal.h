@@ -145,6 +145,8 @@ struct rp_entry {
 	uint64_t symoff;
 	uint32_t chain_first, chain_n; /* pairs of this entry, filled at print time */
 	uint32_t max_depth;         /* longest chain appended (perf's tie order in children mode) */
+	uint8_t filtered;           /* made by a sample the filters dropped: hidden, its periods
+	                               counted in the totals (perf's filtered hist entries) */
 };
 
 struct rp_pair {                /* period that reached (entry, call-path node) */
@@ -169,6 +171,7 @@ struct rp_node {
 struct rp_hists {               /* per evsel */
 	const struct pk_evsel *evsel;   /* as seen in samples (for the name without a session) */
 	uint64_t nr_samples, total_period;
+	uint64_t nr_filtered, filtered_period;  /* of those, samples the filters dropped */
 	int has_callchain;
 	int used;
 };

@@ -48,7 +48,7 @@ struct rp_msg_sample {
 	uint64_t present;           /* the sample's PERF_SAMPLE_CPU bit */
 	uint32_t pid, tid, cpu;     /* the sample's own */
 	uint32_t nr_frames;
-	uint8_t cpumode, has_inlined;
+	uint8_t cpumode, has_inlined, filtered;
 	struct pk_location self;
 	/* then pk_location frames[nr_frames], then with has_inlined uint8_t inlined[nr_frames] */
 };
@@ -100,6 +100,7 @@ static int add_copied(struct pk_report *r, const struct rp_msg_sample *m)
 		.period = m->m.period, .self = m->self, .nr_frames = m->nr_frames,
 		.frames = m->nr_frames ? frames : NULL,
 		.inlined = m->has_inlined ? (const uint8_t *)(frames + m->nr_frames) : NULL,
+		.filtered = m->filtered,
 	};
 
 	memset(&s, 0, sizeof(s));
@@ -243,7 +244,7 @@ int rp_pipeline_push(struct pk_report *r, const struct pk_rsample *rs, uint32_t 
 		.m = { .kind = RP_MSG_SAMPLE, .stack = stack, .period = rs->period },
 		.evsel = rs->evsel, .thread = rs->thread, .present = rs->s->present & PERF_SAMPLE_CPU,
 		.pid = rs->s->pid, .tid = rs->s->tid, .cpu = rs->s->cpu, .nr_frames = rs->nr_frames,
-		.cpumode = rs->cpumode, .has_inlined = rs->inlined != NULL,
+		.cpumode = rs->cpumode, .has_inlined = rs->inlined != NULL, .filtered = rs->filtered,
 		.self = rs->self,
 	};
 	if (rs->thread)

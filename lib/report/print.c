@@ -43,7 +43,11 @@ void rp_key_widths(struct pk_report *r, const uint32_t *ents, size_t n, size_t *
 			continue;
 		width[k] = strlen(r->keys[k]->header);
 		for (size_t i = 0; i < n; i++) {
-			size_t w = rp_key_width(r, r->keys[k], &r->ent[ents[i]]);
+			size_t w;
+
+			if (r->ent[ents[i]].filtered)
+				continue;
+			w = rp_key_width(r, r->keys[k], &r->ent[ents[i]]);
 
 			if (w > width[k])
 				width[k] = w;
@@ -110,20 +114,31 @@ void rp_print_keys(struct pk_report *r, const struct rp_entry *e, const size_t *
 int rp_event_totals(struct pk_report *r, struct pk_session *ss, size_t idx, struct rp_totals *t)
 {
 	const struct pk_session_counts *sc = ss ? pk_session_counts(ss, idx) : NULL;
-	uint64_t filtered = sc ? sc->nr_filtered - sc->nr_out_of_range : 0;
-	uint64_t filtered_period = sc ? sc->filtered_period - sc->out_of_range_period : 0;
+	const struct rp_hists *h = idx < r->nr_hists && r->hists[idx].used ? &r->hists[idx] : NULL;
+	uint64_t all = 0, all_period = 0, kept = 0, kept_period = 0;
 
-	memset(t, 0, sizeof(*t));
-	if (idx < r->nr_hists && r->hists[idx].used) {
-		t->nr = r->hists[idx].nr_samples;
-		t->period = r->hists[idx].total_period;
+	if (h) {
+		all = h->nr_samples;
+		all_period = h->total_period;
 	}
-	t->graph_period = t->period + filtered_period;
-	if (r->o.add_filtered) {
-		t->nr += filtered;
-		t->period += filtered_period;
+	/* samples the session filtered out without handing them over (no deliver_filtered) */
+	if (sc && sc->nr_filtered - sc->nr_out_of_range > (h ? h->nr_filtered : 0)) {
+		all += sc->nr_filtered - sc->nr_out_of_range - (h ? h->nr_filtered : 0);
+		all_period += sc->filtered_period - sc->out_of_range_period - (h ? h->filtered_period : 0);
 	}
-	return t->nr || filtered;
+	/* perf's non-filtered totals: what the entries it shows hold */
+	for (size_t i = 0; i < r->nr_ent; i++) {
+		const struct rp_entry *e = &r->ent[i];
+
+		if (e->evsel == idx && !e->filtered) {
+			kept += e->nr_self;
+			kept_period += e->self;
+		}
+	}
+	t->nr = r->o.add_filtered ? all : kept;
+	t->period = r->o.add_filtered ? all_period : kept_period;
+	t->graph_period = all_period;
+	return all != 0;
 }
 
 static int rp_print_event(struct pk_report *r, struct pk_session *ss, size_t idx, const char *name,
@@ -149,7 +164,7 @@ static int rp_print_event(struct pk_report *r, struct pk_session *ss, size_t idx
 		double self = total ? (double)e->self * 100.0 / (double)total : 0.0;
 		double acc = total ? (double)e->acc * 100.0 / (double)total : 0.0;
 
-		if ((r->children ? acc : self) < r->o.percent_limit)
+		if (e->filtered || (r->children ? acc : self) < r->o.percent_limit)
 			continue;
 		/* perf's " %*.2f%%" in a column of 8: a wider value keeps its leading blank */
 		if (r->children)

@@ -219,8 +219,9 @@ static int deliver(struct run_ctx *rc, struct pk_rsample *rs, enum verdict v)
 	if (v == OUT_OF_RANGE) {
 		cnt->nr_out_of_range++;
 		cnt->out_of_range_period += rs->period;
+		return 0;
 	}
-	return 0;
+	return rc->ss->opts.deliver_filtered && rc->on_sample ? rc->on_sample(rc->ctx, rs) : 0;
 }
 
 static int deliver_kept(void *ctx, struct pk_rsample *rs)
@@ -287,16 +288,22 @@ static int handle_sample(struct run_ctx *rc, const struct pk_record *r)
 		return pk_diag_fail(rc->d, -ENOMEM, "out of memory");
 	if (ss->filter.active && !pk_filter_in_range(&ss->filter, s))
 		return deliver_sample(rc, &rs, OUT_OF_RANGE);
-	if (ss->filter.active && !pk_filter_match_thread(&ss->filter, rs.thread))
-		return deliver_sample(rc, &rs, FILTERED);
+	if (ss->filter.active && !pk_filter_match_thread(&ss->filter, rs.thread)) {
+		if (!ss->opts.deliver_filtered)
+			return deliver_sample(rc, &rs, FILTERED);
+		rs.filtered = 1;
+	}
 	rs.cpumode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	if (s->present & PERF_SAMPLE_IP) {
 		pk_symbols_resolve(ss->syms, rs.thread, rs.cpumode, s->ip, &rs.self);
 	} else {
 		rs.self.cpumode = rs.cpumode;
 	}
-	if (ss->filter.need_symbols && !pk_filter_match_loc(&ss->filter, &rs.self))
-		return deliver_sample(rc, &rs, FILTERED);
+	if (!rs.filtered && ss->filter.need_symbols && !pk_filter_match_loc(&ss->filter, &rs.self)) {
+		if (!ss->opts.deliver_filtered)
+			return deliver_sample(rc, &rs, FILTERED);
+		rs.filtered = 1;
+	}
 	ret = pk_callchain_build(ss->syms, rs.thread, s,
 				 !!(ev->attr.attr.branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK),
 				 ss->opts.max_stack, ss->opts.max_stack_callers, &ss->frames);
@@ -311,7 +318,7 @@ static int handle_sample(struct run_ctx *rc, const struct pk_record *r)
 	rs.frames = ss->frames.v;
 	if (ss->inl && rs.nr_frames && pk_inline_expand(ss->inl, ss->syms, &rs) < 0)
 		return pk_diag_fail(rc->d, -ENOMEM, "out of memory");
-	return deliver_sample(rc, &rs, KEPT);
+	return deliver_sample(rc, &rs, rs.filtered ? FILTERED : KEPT);
 }
 
 /* A LOST_SAMPLES record counts for the event its id names (perf's per-event stats). */

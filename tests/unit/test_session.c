@@ -207,6 +207,38 @@ static void test_filters_vs_perf(void)
 	is_int(range, 3893 - 2055, "--time 90.5,: the 1838 before it are out of range");
 }
 
+static int filtered_cb(void *ctx, const struct pk_rsample *rs)
+{
+	uint64_t *n = ctx;
+
+	n[rs->filtered ? 1 : 0]++;
+	return 0;
+}
+
+/* deliver_filtered: the samples --comm drops come marked, those --time drops do not come. */
+static void test_deliver_filtered(void)
+{
+	struct pk_session_opts o = { .sz = sizeof(o), .ordered = 1, .deliver_filtered = 1 };
+	struct pk_session *ss;
+	struct pk_diag d;
+	uint64_t n[2] = { 0, 0 };
+	char path[4200];
+
+	o.filter.comms = "Compositor,perf";
+	o.filter.time = "90.5,";
+	pk_diag_init(&d);
+	if (!ok(!pk_session_open(corpus("quipper/perf.data.armv7-3.4", path, sizeof(path)), &o, &ss, &d),
+		"deliver_filtered: opens"))
+		return;
+	is_int(pk_session_run(ss, filtered_cb, NULL, n, &d), 0, "deliver_filtered: runs");
+	pk_session_close(ss);
+	is_int(n[0] + n[1], 2055, "deliver_filtered: the 2055 samples in --time 90.5, come (perf's count)");
+	is_int(n[0], count_armv7(&o.filter, NULL),
+	       "deliver_filtered: unmarked, those both filters pass (as without deliver_filtered)");
+	ok(n[0] > 0 && n[1] > 0, "deliver_filtered: some of each (%llu kept, %llu marked)",
+	   (unsigned long long)n[0], (unsigned long long)n[1]);
+}
+
 static int period_cb(void *ctx, const struct pk_rsample *rs)
 {
 	uint64_t *sum = ctx;
@@ -355,6 +387,7 @@ int main(void)
 	test_fields();
 	if (access(corpus("quipper/perf.data.armv7-3.4", probe, sizeof(probe)), R_OK) == 0) {
 		test_filters_vs_perf();
+		test_deliver_filtered();
 		test_fixed_period();
 		test_script_output();
 		test_corrupt();
