@@ -34,6 +34,7 @@ int sym_read_debuglink(const char *path, char *out, size_t sz)
 	if (fd < 0)
 		return -errno;
 	elf_version(EV_CURRENT);
+	errno = 0;              /* libelf leaves ENOMEM when an allocation of its failed */
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx))
 		goto out;
@@ -60,6 +61,8 @@ int sym_read_debuglink(const char *path, char *out, size_t sz)
 		break;
 	}
 out:
+	if (err && errno == ENOMEM)
+		err = -ENOMEM;
 	if (elf)
 		elf_end(elf);
 	close(fd);
@@ -67,18 +70,23 @@ out:
 }
 
 int sym_debug_candidates(struct pk_symbols *s, const struct sym_dso *d,
-			 int (*fn)(void *arg, const char *path, int is_binary), void *arg)
+			 int (*fn)(void *arg, const char *path, int is_binary), void *arg,
+			 int *out_of_memory)
 {
 	const char *name = d->pub.name;
 	char bin[4096], p[4096], link[1024], sbid[41];
-	int r, has_bid = d->pub.build_id_size > 0;
+	int r, link_err = -ENOENT, has_bid = d->pub.build_id_size > 0;
 
 	snprintf(bin, sizeof(bin), "%s%s", s->symfs, name);
 	if (has_bid)
 		pk_fmt_bytes_hex(sbid, d->pub.build_id, d->pub.build_id_size);
 
 	/* 1. .gnu_debuglink */
-	if (name[0] == '/' && is_regular(bin) && sym_read_debuglink(bin, link, sizeof(link)) == 0) {
+	if (name[0] == '/' && is_regular(bin)) {
+		link_err = sym_read_debuglink(bin, link, sizeof(link));
+		*out_of_memory |= link_err == -ENOMEM;  /* the others are tried: the caller says so */
+	}
+	if (!link_err) {
 		const char *slash = strrchr(bin, '/');
 		int dl = slash ? (int)(slash - bin) : 0;
 		int i;

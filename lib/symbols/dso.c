@@ -260,9 +260,10 @@ void sym_dso_load(struct pk_symbols *s, struct sym_dso *d)
 	default:
 		break;
 	}
-	if (err == -ENOMEM)
-		pk_log(PK_LOG_WARN, "'%s': out of memory reading its symbols: its addresses are shown "
-		       "unresolved", d->pub.name);
+	if (err == -ENOMEM)             /* a file perf would have preferred may be the one left out */
+		pk_log(PK_LOG_WARN, "'%s': out of memory reading its symbols: %s", d->pub.name,
+		       d->nr_syms ? "some may be missing or come from another file"
+				  : "its addresses are shown unresolved");
 }
 
 void sym_dso_free_all(struct pk_symbols *s)

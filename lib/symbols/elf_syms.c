@@ -81,9 +81,12 @@ int sym_elf_read_build_id(const char *path, uint8_t *bid, size_t max)
 	if (fd < 0)
 		return -errno;
 	elf_version(EV_CURRENT);
+	errno = 0;              /* libelf leaves ENOMEM when an allocation of its failed */
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF)
 		r = read_build_id_elf(elf, bid, max);
+	if (r < 0 && errno == ENOMEM)
+		r = -ENOMEM;
 	if (elf)
 		elf_end(elf);
 	close(fd);
@@ -454,8 +457,9 @@ int sym_elf_load(struct pk_symbols *s, struct sym_dso *d)
 			memcpy(d->pub.build_id, bid, (size_t)n);
 			d->pub.build_id_size = (uint8_t)n;
 		}
+		p.out_of_memory |= n == -ENOMEM;
 	}
-	sym_debug_candidates(s, d, pick_fn, &p);
+	sym_debug_candidates(s, d, pick_fn, &p, &p.out_of_memory);
 	/*
 	 * [vdso] with no saved copy: perf reads the running process's vdso.
 	 * With a build-id the image must match it; without one, the file must

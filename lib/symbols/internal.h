@@ -182,7 +182,7 @@ void sym_dso_remove_sym(struct pk_symbols *s, struct sym_dso *d, uint64_t addr);
  * -errno; -ENOMEM also when a candidate file could not be looked at.
  */
 int sym_elf_load(struct pk_symbols *s, struct sym_dso *d);
-/* Read the GNU build-id note of an ELF file. Returns its size (>0) or -errno. */
+/* Read the GNU build-id note of an ELF file. Returns its size (>0) or -errno (-ENOMEM: libelf ran out). */
 int sym_elf_read_build_id(const char *path, uint8_t *bid, size_t max);
 /* The same for this process's vdso image (vdso.c). */
 int sym_vdso_build_id(uint8_t *bid, size_t max);
@@ -191,11 +191,14 @@ int sym_vdso_build_id(uint8_t *bid, size_t max);
 /*
  * Candidate files for @d's symbols in perf's order (debuglink, build-id
  * cache, /usr/lib/debug variants, the binary itself). Calls @fn for each path
- * that exists as a regular file until it returns nonzero.
+ * that exists as a regular file until it returns nonzero, and returns that
+ * (0 when none did). Sets *@out_of_memory when libelf ran out of memory
+ * reading the binary's debuglink (the other candidates are still tried).
  */
 int sym_debug_candidates(struct pk_symbols *s, const struct sym_dso *d,
-			 int (*fn)(void *arg, const char *path, int is_binary), void *arg);
-/* The .gnu_debuglink name of an ELF file into @out. 0 or -errno. */
+			 int (*fn)(void *arg, const char *path, int is_binary), void *arg,
+			 int *out_of_memory);
+/* The .gnu_debuglink name of an ELF file into @out. 0 or -errno (-ENOMEM: libelf ran out). */
 int sym_read_debuglink(const char *path, char *out, size_t sz);
 
 /* kallsyms.c */
