@@ -173,7 +173,7 @@ static int rp_row_before(uint32_t ia, uint32_t ib, void *ctx)
 			return c;
 	}
 	for (int i = 0; i < r->nr_keys; i++)
-		if ((c = rp_key_cmp(r, r->keys[i], a, b)))
+		if (!r->elided[i] && (c = rp_key_cmp(r, r->keys[i], a, b)))
 			return c;
 	return 0;
 }

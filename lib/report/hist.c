@@ -464,6 +464,8 @@ static int rp_entry_before(uint32_t ia, uint32_t ib, void *ctx)
 	if (a->self != b->self)
 		return a->self > b->self ? -1 : 1;
 	for (int i = 0; i < r->nr_keys; i++) {
+		if (r->elided[i])       /* perf's output sort skips a hidden column (elide.c) */
+			continue;
 		c = rp_key_cmp(r, r->keys[i], a, b);
 		if (c)
 			return c;

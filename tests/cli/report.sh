@@ -232,6 +232,20 @@ if [ -s "$TMP/mix.data" ]; then
 		compare_full "--time MID, --comm pk-workload: totals of the range, filtered samples in" "$f" \
 			--no-children --time "$mid," --comm pk-workload -g none
 	fi
+	# children and call graphs: perf's output sort skips a hidden column, which decides where rows of
+	# equal Children land among the hidden entries of the other commands
+	for args in "--comm dd" "--comm pk-workload -g caller" "--comm sh,dd --no-children"; do
+		# shellcheck disable=SC2086
+		"$PERFKIT" report --stdio $args -i "$f" 2>&1 | grep -v '^# (Tip:' >"$TMP/pk.out"
+		# shellcheck disable=SC2086
+		perf report --stdio $args -i "$f" 2>&1 | grep -v -e '^# (Tip:' -e '^# (Cannot load tips' >"$TMP/perf.out"
+		if diff "$TMP/perf.out" "$TMP/pk.out" >"$TMP/diff"; then
+			pass "report $args: perf's whole text, every row in perf's order"
+		else
+			fail "report $args: perf's whole text, every row in perf's order" "$(head -20 "$TMP/diff")"
+			keep "$f"
+		fi
+	done
 	# relative percentages: the call graph's are still of every sample, its threshold of the kept ones
 	for args in "--no-children --comm dd --percentage relative" "--no-children --comm dd --percentage relative -g fractal" \
 		    "--no-children --comm dd"; do
