@@ -524,7 +524,8 @@ static int pt_collect_hits(const struct pt *t, uint32_t pn, uint64_t min_hit, ui
 	for (uint32_t c = t->n[pn].first; c && i < nk; c = t->n[c].next)
 		kids[i++] = c;
 	cmp_t = t;
-	qsort(kids, i, sizeof(*kids), pt_tie_cmp);
+	if (i > 1)                      /* (qsort's array must not be NULL, even empty) */
+		qsort(kids, i, sizeof(*kids), pt_tie_cmp);
 	for (uint32_t j = 0; j < i && !err; j++)
 		err = pt_collect_hits(t, kids[j], min_hit, v, k);
 	free(kids);
