@@ -418,7 +418,7 @@ int cmd_report(int argc, char **argv)
 			.header = o.header, .parent_regex = o.parent,
 			/* perf's default percentages are absolute: of every sample in range */
 			.add_filtered = !o.relative,
-			.group = o.group, .threads = o.threads, .filter = &o.filter,
+			.group = o.group, .threads = o.threads,
 		};
 		struct pk_report *r = NULL;
 

@@ -48,21 +48,17 @@ struct pk_report_opts {
 	const char *parent_regex;    /* for the parent sort key, perf's default "^sys_|^do_page_fault" */
 	/* perfkit additions (keep at the end) */
 	int add_filtered;            /* absolute percentages (perf's default): "# Samples" and the
-	                                totals count the samples the session's comm/pid/tid/dso/
-	                                symbol filters dropped, whether it handed them over
-	                                (pk_session_opts.deliver_filtered) or only counted them;
-	                                0: of the entries shown (--percentage relative). A sample
-	                                handed over marked filtered goes into its entry as any
-	                                other; an entry a filtered sample made is not printed */
+	                                totals count every sample added, those the session marked
+	                                filtered (pk_session_opts.deliver_filtered) too; 0: of the
+	                                entries shown (--percentage relative). A filtered sample
+	                                goes into its entry as any other; an entry a filtered
+	                                sample made is not printed. The session's filters also
+	                                decide, at print time, which columns perf hides (elide.c) */
 	int group;                   /* event groups: 0 perf's default (one block per group when the
 	                                file has GROUP_DESC), 1 --group (also puts all events of a
 	                                file without groups in one), -1 --no-group */
 	int threads;                 /* 0: a second thread builds the histogram when it can (see
 	                                pk_report_add), 1: everything on the caller's thread */
-	const struct pk_session_filter *filter;   /* the session's filters, or NULL: a --comm,
-	                                --dso or --symbols list of one name hides that sort key's
-	                                column and is named above the report, as perf does (kept
-	                                until printed) */
 	int show_total_period;       /* --show-total-period: a Period column (Self's) after Samples */
 };
 

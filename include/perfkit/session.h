@@ -131,6 +131,8 @@ PK_API int pk_session_run(struct pk_session *ss, pk_rsample_fn on_sample, pk_rec
 
 PK_API struct pk_perfdata *pk_session_data(struct pk_session *ss);
 PK_API struct pk_symbols *pk_session_symbols(struct pk_session *ss);
+/* The filters as the options gave them (the strings stay the caller's). */
+PK_API const struct pk_session_filter *pk_session_filter(const struct pk_session *ss);
 
 /* Samples seen and samples dropped by the filters, per evsel index. */
 struct pk_session_counts {

@@ -84,7 +84,6 @@ static int packed_words(const struct pk_report *r, const uint32_t *v, size_t n, 
 	int words = 0, dso_seen = 0;
 
 	*addr_words = 0;
-
 	for (int i = 0; i < r->nr_keys; i++) {
 		switch (r->keys[i]->id) {
 		case RP_K_COMM:
@@ -214,12 +213,12 @@ static int unresolved_may_circle(const struct pk_report *r, const uint32_t *v, s
 int rp_collapse_order(struct pk_report *r, uint32_t *v, size_t n)
 {
 	uint32_t addr_words, *rank;
-	int words = packed_words(r, v, n, &addr_words), err = 0;
-	int circle = unresolved_may_circle(r, v, n);
+	int words = packed_words(r, v, n, &addr_words), err = 0, circle;
 	struct packed *p;
 
 	if (!words)
 		return grow_trees(r, v, n, collapse_before, r);
+	circle = unresolved_may_circle(r, v, n);
 	rank = string_ranks(&r->strs);
 	p = malloc((n ? n : 1) * sizeof(*p));
 	if (!rank || !p) {

@@ -39,9 +39,8 @@ static const char *single_name(const char *list, char *buf, size_t size)
 	return buf;
 }
 
-void rp_elide_setup(struct pk_report *r, FILE *out)
+void rp_elide_setup(struct pk_report *r, const struct pk_session_filter *f, FILE *out)
 {
-	const struct pk_session_filter *f = r->o.filter;
 	int shown = 0;
 
 	memset(r->elided, 0, sizeof(r->elided));

@@ -254,7 +254,7 @@ int rp_group_print(struct pk_report *r, struct pk_session *ss, uint32_t leader,
 
 		struct rp_totals t;
 
-		rp_event_totals(r, ss, idx, &t);
+		rp_event_totals(r, idx, &t);
 		nr_samples += t.nr;
 		total[k] = t.period;
 		graph_total[k] = t.graph_period;

@@ -403,10 +403,6 @@ static int add_one(struct pk_report *r, const struct pk_rsample *rs)
 		return -ENOMEM;
 	h->used = 1;
 	h->evsel = rs->evsel;
-	if (rs->filtered) {
-		h->nr_filtered++;
-		h->filtered_period += rs->period;
-	}
 	if (r->branch_mode && (rs->s->present & PERF_SAMPLE_BRANCH_STACK)) {
 		struct rp_keyctx c = { .rs = rs, .who = rs->thread };
 

@@ -170,8 +170,7 @@ struct rp_node {
 
 struct rp_hists {               /* per evsel */
 	const struct pk_evsel *evsel;   /* as seen in samples (for the name without a session) */
-	uint64_t nr_samples, total_period;
-	uint64_t nr_filtered, filtered_period;  /* of those, samples the filters dropped */
+	uint64_t nr_samples, total_period;  /* every sample added, filtered ones too */
 	int has_callchain;
 	int used;
 };
@@ -273,6 +272,7 @@ struct pk_report {
 	int grp_view;               /* print a group as one block */
 	int grp_forced;             /* --group without GROUP_DESC: all under the first event */
 	uint8_t elided[RP_MAX_KEYS];   /* the key's column is hidden (elide.c) */
+	const char *time_range;     /* the session's --time, named in the titles (set when printing) */
 };
 
 /* sort_keys.c */
@@ -378,17 +378,16 @@ void rp_print_keys(struct pk_report *r, const struct rp_entry *e, const size_t *
 /* What perf's histogram of one event totals. */
 struct rp_totals {
 	uint64_t nr, period;        /* "# Samples", "# Event count" and the percentages' base:
-	                               with the samples --comm, --pid, --tid, --dso or --symbols
-	                               filtered out when add_filtered (perf's absolute
-	                               percentages), else of those kept */
-	uint64_t graph_period;      /* the call graphs' base: with the filtered samples always
-	                               (perf's stats.total_period, whatever --percentage says) */
+	                               every sample added when add_filtered (perf's absolute
+	                               percentages), else those of the entries shown */
+	uint64_t graph_period;      /* the call graphs' base: every sample added (perf's
+	                               stats.total_period, whatever --percentage says) */
 };
 /* Fill @t for event @idx. Returns whether perf prints its block: it had samples, kept or filtered so. */
-int rp_event_totals(struct pk_report *r, struct pk_session *ss, size_t idx, struct rp_totals *t);
+int rp_event_totals(const struct pk_report *r, size_t idx, struct rp_totals *t);
 
-/* elide.c: hide the columns a one-name filter makes redundant, and name them on @out */
-void rp_elide_setup(struct pk_report *r, FILE *out);
+/* elide.c: hide the columns a one-name filter of @f (may be NULL) makes redundant, naming them on @out */
+void rp_elide_setup(struct pk_report *r, const struct pk_session_filter *f, FILE *out);
 
 /* group.c */
 struct pk_perfdata;

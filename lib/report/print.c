@@ -15,7 +15,7 @@
 
 void rp_print_title(struct pk_report *r, FILE *out, uint64_t nr_samples, int plural, const char *name)
 {
-	const char *time = r->o.filter ? r->o.filter->time : NULL;
+	const char *time = r->time_range;
 	unsigned long v = (unsigned long)nr_samples;
 	char unit = ' ';
 
@@ -111,34 +111,24 @@ void rp_print_keys(struct pk_report *r, const struct rp_entry *e, const size_t *
 	}
 }
 
-int rp_event_totals(struct pk_report *r, struct pk_session *ss, size_t idx, struct rp_totals *t)
+int rp_event_totals(const struct pk_report *r, size_t idx, struct rp_totals *t)
 {
-	const struct pk_session_counts *sc = ss ? pk_session_counts(ss, idx) : NULL;
 	const struct rp_hists *h = idx < r->nr_hists && r->hists[idx].used ? &r->hists[idx] : NULL;
-	uint64_t all = 0, all_period = 0, kept = 0, kept_period = 0;
 
-	if (h) {
-		all = h->nr_samples;
-		all_period = h->total_period;
-	}
-	/* samples the session filtered out without handing them over (no deliver_filtered) */
-	if (sc && sc->nr_filtered - sc->nr_out_of_range > (h ? h->nr_filtered : 0)) {
-		all += sc->nr_filtered - sc->nr_out_of_range - (h ? h->nr_filtered : 0);
-		all_period += sc->filtered_period - sc->out_of_range_period - (h ? h->filtered_period : 0);
-	}
-	/* perf's non-filtered totals: what the entries it shows hold */
-	for (size_t i = 0; i < r->nr_ent; i++) {
-		const struct rp_entry *e = &r->ent[i];
+	t->nr = h ? h->nr_samples : 0;
+	t->period = t->graph_period = h ? h->total_period : 0;
+	if (!r->o.add_filtered) {       /* perf's non-filtered totals: what the entries it shows hold */
+		t->nr = t->period = 0;
+		for (size_t i = 0; i < r->nr_ent; i++) {
+			const struct rp_entry *e = &r->ent[i];
 
-		if (e->evsel == idx && !e->filtered) {
-			kept += e->nr_self;
-			kept_period += e->self;
+			if (e->evsel == idx && !e->filtered) {
+				t->nr += e->nr_self;
+				t->period += e->self;
+			}
 		}
 	}
-	t->nr = r->o.add_filtered ? all : kept;
-	t->period = r->o.add_filtered ? all_period : kept_period;
-	t->graph_period = all_period;
-	return all != 0;
+	return h && h->nr_samples;
 }
 
 static int rp_print_event(struct pk_report *r, struct pk_session *ss, size_t idx, const char *name,
@@ -149,7 +139,7 @@ static int rp_print_event(struct pk_report *r, struct pk_session *ss, size_t idx
 	size_t width[RP_MAX_KEYS], n;
 	uint32_t *order;
 
-	rp_event_totals(r, ss, idx, &t);
+	rp_event_totals(r, idx, &t);
 	total = t.period;
 	order = rp_sorted_entries(r, (uint32_t)idx, &n);
 	if (!order)
@@ -200,7 +190,12 @@ int pk_report_print(struct pk_report *r, struct pk_session *ss, FILE *out)
 	if (!r->o.header)
 		fputs("# To display the perf.data header info, please use --header/--header-only options.\n#\n",
 		      out);
-	rp_elide_setup(r, out);
+	{
+		const struct pk_session_filter *f = ss ? pk_session_filter(ss) : NULL;
+
+		r->time_range = f ? f->time : NULL;
+		rp_elide_setup(r, f, out);
+	}
 	fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", st ? st->nr_lost_samples : 0);
 	if (r->use_callchain && (err = rp_pairs_group(r, &pair_order)))
 		return err;
@@ -215,7 +210,7 @@ int pk_report_print(struct pk_report *r, struct pk_session *ss, FILE *out)
 		struct rp_totals t;
 
 		/* perf skips an event without samples, but not one whose samples were all filtered */
-		if (!rp_event_totals(r, ss, idx, &t))
+		if (!rp_event_totals(r, idx, &t))
 			continue;
 		if (r->grp_view && idx < r->grp_n && r->grp_leader[idx] != idx)
 			continue;       /* shown in its leader's block */

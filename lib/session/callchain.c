@@ -135,7 +135,7 @@ int pk_callchain_build(struct pk_symbols *syms, const struct pk_thread *t,
 		return 0;
 	if (!max_stack)
 		max_stack = PK_SESSION_MAX_STACK;
-	if (keep_callers) {             /* perf walks the chain from its far end then */
+	if (keep_callers && s->callchain_nr > max_stack) {   /* perf walks it from its far end then */
 		uint64_t n = address_entries(s);
 
 		skip = n > max_stack ? n - max_stack : 0;

@@ -134,6 +134,11 @@ struct pk_perfdata *pk_session_data(struct pk_session *ss)
 	return ss->data;
 }
 
+const struct pk_session_filter *pk_session_filter(const struct pk_session *ss)
+{
+	return &ss->opts.filter;
+}
+
 struct pk_symbols *pk_session_symbols(struct pk_session *ss)
 {
 	return ss->syms;
