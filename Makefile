@@ -174,15 +174,18 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJS)
 $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_LIB)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(LIBS)
 
-fuzz-run: fuzz
-	@for f in $(FUZZ_BINS); do \
-		name=$${f##*/fuzz_}; mkdir -p $(FUZZ_BUILD)/corpus/$$name; \
-		echo "fuzz: $$name for $(FUZZ_SECONDS)s"; \
-		$$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=1024 \
-			-print_final_stats=1 $(FUZZ_BUILD)/corpus/$$name fuzz/corpus/$$name \
-			2>$(FUZZ_BUILD)/$$name.log || { tail -50 $(FUZZ_BUILD)/$$name.log; exit 1; }; \
-		grep -E 'stat::number_of_executed_units|Done' $(FUZZ_BUILD)/$$name.log | tail -2; \
-	done
+# One run per target, as many at once as make's -j allows (each uses one core).
+FUZZ_RUNS := $(FUZZ_BINS:$(FUZZ_BUILD)/fuzz_%=fuzz-run-%)
+.PHONY: $(FUZZ_RUNS)
+fuzz-run: $(FUZZ_RUNS)
+
+$(FUZZ_RUNS): fuzz-run-%: $(FUZZ_BUILD)/fuzz_%
+	@mkdir -p $(FUZZ_BUILD)/corpus/$*; \
+	$< -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=1024 \
+		-print_final_stats=1 $(FUZZ_BUILD)/corpus/$* fuzz/corpus/$* \
+		2>$(FUZZ_BUILD)/$*.log || { echo "fuzz: $* FAILED"; tail -50 $(FUZZ_BUILD)/$*.log; exit 1; }; \
+	echo "fuzz: $* for $(FUZZ_SECONDS)s:" \
+		$$(grep -E 'stat::number_of_executed_units|Done' $(FUZZ_BUILD)/$*.log | tail -2)
 
 install: $(PERFKIT) $(SHARED_LIB) $(STATIC_LIB)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/perfkit
