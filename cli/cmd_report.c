@@ -22,7 +22,7 @@ static const char usage_text[] =
 	"                      [--comm L] [--pid L] [--tid L] [--dsos L] [--symbols L] [--cpu L] [--time S,E]\n"
 	"                      [--percentage relative|absolute] [--show-total-period] [-G] [--max-stack N]\n"
 	"                      [--header|--header-only] [-D] [--stats] [--format F -o OUT] [-v]\n"
-	"                      [--inline|--no-inline] [--threads N]\n"
+	"                      [--inline|--no-inline] [--threads N] [-t SEP] [-q]\n"
 	"\n"
 	"  -i, --input FILE       perf.data to read (default perf.data; - for standard input)\n"
 	"      --stdio            text output (the default and only interface)\n"
@@ -49,6 +49,8 @@ static const char usage_text[] =
 	"      --stats            record counts per type\n"
 	"      --format F         folded, pprof, json or svg (with -o FILE)\n"
 	"  -o, --output FILE      where --format writes (default standard output)\n"
+	"  -t, --field-separator S  columns joined by S, not aligned (S in a value becomes '.')\n"
+	"  -q, --quiet            no '#' lines (header, titles, column names) and no warnings\n"
 	"  -v, --verbose          more messages\n"
 	"      --threads N        1: build the report on one thread; 2 (default with two CPUs\n"
 	"                         or more): a second thread adds the samples while the first\n"
@@ -56,6 +58,8 @@ static const char usage_text[] =
 
 struct report_cli {
 	const char *input, *sort, *format, *output;
+	const char *field_sep;          /* -t */
+	int quiet;                      /* -q */
 	int children;                   /* -1 default */
 	int group;                      /* 0 perf's default, 1 --group, -1 --no-group */
 	int header, header_only, dump, stats, nr, verbose, inline_frames;
@@ -239,6 +243,11 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 		} else if (!strcmp(a, "--no-group")) {
 			o->group = -1;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			o->quiet = 1;
+		} else if ((v = argval(argc, argv, &i, "-t")) || (v = argval(argc, argv, &i, "--field-separator"))) {
+			o->field_sep = v;
+		} else if (!strncmp(a, "-t", 2) && a[2]) {
+			o->field_sep = a + 2;
 		} else {
 			cli_error("unknown option '%s'", a);
 			fputs(usage_text, stderr);
@@ -382,6 +391,8 @@ int cmd_report(int argc, char **argv)
 		return cli_status_of(err);
 	}
 
+	if (o.quiet)            /* perf -q prints no header, and the report even with --header-only */
+		o.header = o.header_only = 0;
 	if (o.header || o.header_only) {
 		struct pk_buf b;
 
@@ -419,6 +430,7 @@ int cmd_report(int argc, char **argv)
 			/* perf's default percentages are absolute: of every sample in range */
 			.add_filtered = !o.relative,
 			.group = o.group, .threads = o.threads,
+			.field_sep = o.field_sep, .quiet = o.quiet,
 		};
 		struct pk_report *r = NULL;
 
@@ -450,7 +462,7 @@ int cmd_report(int argc, char **argv)
 			pk_diag_subject(&d, o.input);
 		cli_diag(&d, walk_err);
 		rc = cli_status_of(walk_err);
-	} else if (!o.stats) {        /* perf report warns but for --stats */
+	} else if (!o.stats && !o.quiet) {   /* perf report warns but for --stats and -q */
 		cli_warn_lost(o.input, pk_session_data(ss));
 	}
 	pk_session_close(ss);

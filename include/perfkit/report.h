@@ -60,6 +60,10 @@ struct pk_report_opts {
 	int threads;                 /* 0: a second thread builds the histogram when it can (see
 	                                pk_report_add), 1: everything on the caller's thread */
 	int show_total_period;       /* --show-total-period: a Period column (Self's) after Samples */
+	const char *field_sep;       /* -t: columns joined by this instead of aligned with blanks
+	                                (no rulers; its first character in a key's text becomes
+	                                '.'; folded chains joined by it); NULL or "": aligned */
+	int quiet;                   /* -q: no '#' lines but the hidden columns' names */
 };
 
 struct pk_report;

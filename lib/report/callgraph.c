@@ -542,7 +542,8 @@ static void pt_path(const struct pt *t, uint32_t pn, uint32_t *parent_of, int fo
 		return;
 	pt_path(t, parent_of[pn], parent_of, folded, first);
 	if (folded) {
-		fprintf(t->out, "%s%s%s", *first ? "" : ";", pt_name(t, pn, buf, sizeof(buf)),
+		/* perf joins folded frames with -t's separator when there is one */
+		fprintf(t->out, "%s%s%s", *first ? "" : t->r->o.field_sep ? t->r->o.field_sep : ";", pt_name(t, pn, buf, sizeof(buf)),
 			pt_suffix(t, pn));
 		*first = 0;
 	} else {

@@ -274,8 +274,10 @@ int rp_group_print(struct pk_report *r, struct pk_session *ss, uint32_t leader,
 		reps[i] = (uint32_t)(rp_row_rep(&rows[order[i] * nr]) - r->ent);
 	rp_key_widths(r, reps, n, width);
 	rp_group_name(p, leader, nr, r->grp_forced, name, sizeof(name));
-	rp_print_title(r, out, nr_samples, 1, name);
-	fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", count);
+	if (!r->o.quiet) {
+		rp_print_title(r, out, nr_samples, 1, name);
+		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", count);
+	}
 	rp_print_columns(r, width, (int)nr, out);
 
 	for (size_t i = 0; i < n; i++) {
@@ -286,26 +288,11 @@ int rp_group_print(struct pk_report *r, struct pk_session *ss, uint32_t leader,
 		if (r->ent[reps[i]].filtered ||
 		    (total[0] ? (double)lv * 100.0 / (double)total[0] : 0.0) < r->o.percent_limit)
 			continue;
-		for (int pass = r->children ? 0 : 1; pass < 2; pass++) {   /* Children, Self */
-			fputs("  ", out);
-			for (uint32_t k = 0; k < nr; k++) {
-				const struct rp_entry *e = rp_row_ent(row, k);
-				uint64_t v = e ? (pass ? e->self : e->acc) : 0;
+		const struct rp_entry *ents[64];
 
-				/* perf's " %*.2f%%": a value wider than 7 keeps its blank */
-				fprintf(out, " %6.2f%%", total[k] ? (double)v * 100.0 / (double)total[k] : 0.0);
-			}
-		}
-		for (int col = 0; col < 2; col++) {     /* Samples, Period: a value per member */
-			if (!(col ? r->o.show_total_period : r->o.show_nr_samples))
-				continue;
-			fputs("  ", out);
-			for (uint32_t k = 0; k < nr; k++) {
-				const struct rp_entry *e = rp_row_ent(row, k);
-
-				fprintf(out, "%12" PRIu64, e ? (col ? e->self : e->nr_self) : 0);
-			}
-		}
+		for (uint32_t k = 0; k < nr; k++)
+			ents[k] = rp_row_ent(row, k);
+		rp_print_values(r, ents, nr, total, out);
 		rp_print_keys(r, &r->ent[reps[i]], width, out);
 		fputc('\n', out);
 		if (r->use_callchain && pair_order && le &&

@@ -68,6 +68,8 @@ int pk_report_new(const struct pk_report_opts *opts, struct pk_report **out, str
 		r->o.children = -1;
 		r->o.cg_threshold = 0.5;
 	}
+	if (r->o.field_sep && !*r->o.field_sep)
+		r->o.field_sep = NULL;          /* perf: -t '' aligns */
 	sort = r->o.sort && *r->o.sort ? r->o.sort : "comm,dso,sym";
 	/* perf skips the first call-chain line when the sort order starts with sym */
 	r->sort_starts_sym = r->o.sort && !strncmp(r->o.sort, "sym", 3);

@@ -372,6 +372,13 @@ void rp_print_title(struct pk_report *r, FILE *out, uint64_t nr_samples, int plu
 void rp_key_widths(struct pk_report *r, const uint32_t *ents, size_t n, size_t *width);
 /* Column titles and dot rulers; @nr: events per percentage column (1, or a group's members). */
 void rp_print_columns(struct pk_report *r, const size_t *width, int nr, FILE *out);
+/*
+ * The value columns of one entry line: Children and Self percentages of
+ * @total, then Samples and Period as asked, one value per member of @nr
+ * (@ents[k] NULL: none).
+ */
+void rp_print_values(struct pk_report *r, const struct rp_entry *const *ents, uint32_t nr,
+		     const uint64_t *total, FILE *out);
 /* The sort-key columns of one entry line. */
 void rp_print_keys(struct pk_report *r, const struct rp_entry *e, const size_t *width, FILE *out);
 

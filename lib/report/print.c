@@ -3,7 +3,10 @@
  * "# Event count (approx.)" lines, the column titles and dot rulers sized to
  * the widest value, one line per entry (percentages " %6.2f%%", sort-key
  * columns left-aligned, the symbol unpadded when it is the last column),
- * the call graph under each entry, and the closing lines.
+ * the call graph under each entry, and the closing lines. With -t SEP the
+ * columns are joined by SEP instead (each still padded to its width but for
+ * the last, no rulers); with -q only the entries and the hidden columns'
+ * names are printed.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -59,20 +62,26 @@ void rp_print_columns(struct pk_report *r, const size_t *width, int nr, FILE *ou
 {
 	/* a group shows one percentage (and sample count) per member under one title */
 	int pw = 8 * nr, sw = 12 * nr;
+	const char *sep = r->o.field_sep ? r->o.field_sep : "  ";
 
+	if (r->o.quiet)
+		return;
 	fputs("# ", out);
 	if (r->children)
-		fprintf(out, "%*s  %*s", pw, "Children", pw, "Self");
+		fprintf(out, "%*s%s%*s", pw, "Children", sep, pw, "Self");
 	else
 		fprintf(out, "%*s", pw, "Overhead");
 	if (r->o.show_nr_samples)
-		fprintf(out, "  %*s", sw, "Samples");
+		fprintf(out, "%s%*s", sep, sw, "Samples");
 	if (r->o.show_total_period)
-		fprintf(out, "  %*s", sw, "Period");
+		fprintf(out, "%s%*s", sep, sw, "Period");
 	for (int k = 0; k < r->nr_keys; k++)
 		if (!r->elided[k])
-			fprintf(out, "  %-*s", (int)width[k], r->keys[k]->header);
-	fputs("\n# ", out);
+			fprintf(out, "%s%-*s", sep, (int)width[k], r->keys[k]->header);
+	fputc('\n', out);
+	if (r->o.field_sep)             /* perf: no rulers between separated columns */
+		return;
+	fputs("# ", out);
 	rp_dots(out, (size_t)pw);
 	if (r->children) {
 		fputs("  ", out);
@@ -91,9 +100,46 @@ void rp_print_columns(struct pk_report *r, const size_t *width, int nr, FILE *ou
 	fputs("\n#\n", out);
 }
 
+void rp_print_values(struct pk_report *r, const struct rp_entry *const *ents, uint32_t nr,
+		     const uint64_t *total, FILE *out)
+{
+	const char *sep = r->o.field_sep;
+	char buf[2048];
+	int first = 1;
+
+	for (int col = r->children ? 0 : 1; col < 4; col++) {   /* Children, Self, Samples, Period */
+		size_t len = 0;
+
+		if ((col == 2 && !r->o.show_nr_samples) || (col == 3 && !r->o.show_total_period))
+			continue;
+		buf[0] = '\0';
+		for (uint32_t k = 0; k < nr && len < sizeof(buf); k++) {
+			const struct rp_entry *e = ents[k];
+			uint64_t v = !e ? 0 : col == 0 ? e->acc : col == 1 ? e->self :
+				     col == 2 ? e->nr_self : e->self;
+			double pct = total[k] ? (double)v * 100.0 / (double)total[k] : 0.0;
+
+			/*
+			 * perf's " %*.2f%%" and " %*" PRIu64 in columns of 8 and 12 per
+			 * member (a value wider keeps its blank); with a separator, of width 1
+			 */
+			if (col < 2)
+				len += (size_t)snprintf(buf + len, sizeof(buf) - len, sep ? " %.2f%%" : " %6.2f%%", pct);
+			else
+				len += (size_t)snprintf(buf + len, sizeof(buf) - len, sep ? " %" PRIu64 : "%12" PRIu64, v);
+		}
+		if (sep)        /* padded to the column's width: a key column always follows */
+			fprintf(out, "%s%-*s", first ? "" : sep, (col < 2 ? 8 : 12) * (int)nr, buf);
+		else
+			fprintf(out, "  %s", buf);
+		first = 0;
+	}
+}
+
 void rp_print_keys(struct pk_report *r, const struct rp_entry *e, const size_t *width, FILE *out)
 {
-	char buf[1024];
+	const char *sep = r->o.field_sep;
+	char buf[1024], cell[1536];
 
 	for (int k = 0; k < r->nr_keys; k++) {
 		if (r->elided[k])
@@ -103,11 +149,17 @@ void rp_print_keys(struct pk_report *r, const struct rp_entry *e, const size_t *
 		 * sym, symoff and srcline's own formats do not pad */
 		if (k + 1 == r->nr_keys && (r->keys[k]->id == RP_K_SYM || r->keys[k]->id == RP_K_SYMOFF ||
 					    r->keys[k]->id == RP_K_SRCLINE))
-			fprintf(out, "  %s", buf);
+			snprintf(cell, sizeof(cell), "%s", buf);
 		else if (r->keys[k]->id == RP_K_COMM)   /* perf cuts a comm wider than the column */
-			fprintf(out, "  %-*.*s", (int)width[k], (int)width[k], buf);
+			snprintf(cell, sizeof(cell), "%-*.*s", (int)width[k], (int)width[k], buf);
 		else
-			fprintf(out, "  %-*s", (int)width[k], buf);
+			snprintf(cell, sizeof(cell), "%-*s", (int)width[k], buf);
+		if (sep) {      /* perf's repsep_snprintf: the separator's first character, padding too */
+			for (char *c = cell; (c = strchr(c, sep[0])); c++)
+				*c = '.';
+		}
+		fputs(sep ? sep : "  ", out);
+		fputs(cell, out);
 	}
 }
 
@@ -145,8 +197,10 @@ static int rp_print_event(struct pk_report *r, struct pk_session *ss, size_t idx
 	if (!order)
 		return -ENOMEM;
 	rp_key_widths(r, order, n, width);
-	rp_print_title(r, out, t.nr, idx < r->grp_n && r->grp_nr[idx] > 1, name);
-	fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", total);
+	if (!r->o.quiet) {
+		rp_print_title(r, out, t.nr, idx < r->grp_n && r->grp_nr[idx] > 1, name);
+		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", total);
+	}
 	rp_print_columns(r, width, 1, out);
 
 	for (size_t i = 0; i < n; i++) {
@@ -156,15 +210,7 @@ static int rp_print_event(struct pk_report *r, struct pk_session *ss, size_t idx
 
 		if (e->filtered || (r->children ? acc : self) < r->o.percent_limit)
 			continue;
-		/* perf's " %*.2f%%" in a column of 8: a wider value keeps its leading blank */
-		if (r->children)
-			fprintf(out, "   %6.2f%%   %6.2f%%", acc, self);
-		else
-			fprintf(out, "   %6.2f%%", self);
-		if (r->o.show_nr_samples)
-			fprintf(out, "  %12" PRIu64, e->nr_self);
-		if (r->o.show_total_period)
-			fprintf(out, "  %12" PRIu64, e->self);
+		rp_print_values(r, &e, 1, &total, out);
 		rp_print_keys(r, e, width, out);
 		fputc('\n', out);
 		if (r->use_callchain && pair_order && rp_callgraph_print(r, e, pair_order, t.graph_period, total, out)) {
@@ -187,7 +233,7 @@ int pk_report_print(struct pk_report *r, struct pk_session *ss, FILE *out)
 
 	if (err)
 		return err;
-	if (!r->o.header)
+	if (!r->o.header && !r->o.quiet)
 		fputs("# To display the perf.data header info, please use --header/--header-only options.\n#\n",
 		      out);
 	{
@@ -196,7 +242,8 @@ int pk_report_print(struct pk_report *r, struct pk_session *ss, FILE *out)
 		r->time_range = f ? f->time : NULL;
 		rp_elide_setup(r, f, out);
 	}
-	fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", st ? st->nr_lost_samples : 0);
+	if (!r->o.quiet)
+		fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", st ? st->nr_lost_samples : 0);
 	if (r->use_callchain && (err = rp_pairs_group(r, &pair_order)))
 		return err;
 	if ((err = rp_groups_setup(r, p, nev))) {
@@ -222,7 +269,8 @@ int pk_report_print(struct pk_report *r, struct pk_session *ss, FILE *out)
 			snprintf(name, sizeof(name), "event%zu", idx);
 		err = rp_print_event(r, ss, idx, ev && ev->name ? ev->name : name, pair_order, out);
 	}
-	fputs("#\n# (Tip: perfkit report --header shows the recording's header)\n#\n", out);
+	if (!r->o.quiet)
+		fputs("#\n# (Tip: perfkit report --header shows the recording's header)\n#\n", out);
 	free(pair_order);
 	return err;
 }

@@ -91,6 +91,19 @@ compare_full() {
 	fi
 }
 
+# compare_text NAME FILE ARGS...: perf's whole text, every row in perf's order (the tip aside)
+compare_text() {
+	local name=$1 f=$2; shift 2
+	"$PERFKIT" report --stdio "$@" -i "$f" 2>&1 | grep -v '^# (Tip:' >"$TMP/pk.out"
+	perf report --stdio "$@" -i "$f" 2>&1 | grep -v -e '^# (Tip:' -e '^# (Cannot load tips' >"$TMP/perf.out"
+	if diff "$TMP/perf.out" "$TMP/pk.out" >"$TMP/diff"; then
+		pass "$name"
+	else
+		fail "$name" "$(head -20 "$TMP/diff")"
+		keep "$f"
+	fi
+}
+
 if ! have_perf; then
 	skip "Linux perf not usable here: no oracle comparison"
 	done_testing
@@ -143,6 +156,17 @@ compare "g.data: -n Samples column" "$TMP/g.data" --no-children -n --sort comm,d
 compare "n.data: pid,cpu keys" "$TMP/n.data" --no-children --sort pid,cpu
 compare "g.data: dso,sym with --percent-limit 1" "$TMP/g.data" --no-children --sort dso,sym --percent-limit 1 -g none
 compare_full "g.data: --show-total-period -n: Samples and Period columns" "$TMP/g.data" --show-total-period -n -g none
+# -t SEP: columns joined by SEP (padded but for the last; no rulers), SEP's first character in a
+# key's text (its padding too) printed '.', folded chains joined by SEP; -t '': aligned; -q: no '#' lines
+compare_text "g.data: -t '|' with call graphs" "$TMP/g.data" -t '|'
+compare_text "g.data: -t , -n --show-total-period" "$TMP/g.data" -t , -n --show-total-period --no-children -g none
+compare_text "g.data: -t _: '_' in symbols printed '.'" "$TMP/g.data" -t _ --no-children -g none
+compare_text "g.data: -t ' ': the padding printed '.'" "$TMP/g.data" -t ' ' --no-children --sort dso,sym -g none
+compare_text "g.data: -t ';' -g folded: chains joined by ';'" "$TMP/g.data" -t ';' -g folded
+compare_text "g.data: -t , -g folded: chains joined by ','" "$TMP/g.data" -t , -g folded --no-children
+compare_text "g.data: -t '': aligned as without -t" "$TMP/g.data" -t '' -g none
+compare_text "g.data: -q: the entries and call graphs, no '#' lines" "$TMP/g.data" -q
+compare_text "g.data: -q --header: no header either" "$TMP/g.data" -q --header -g none --no-children
 
 # The default report (children, graph,0.5,caller) and --no-children (callee): whole text.
 for args in "" "--no-children" "--no-children -g fractal" "--no-children -g flat" \
@@ -189,6 +213,9 @@ if [ -s "$TMP/grp.data" ]; then
 	compare "grp.data: --no-group" "$TMP/grp.data" --no-group --no-children --sort comm,dso,sym
 	compare_full "grp.data: --show-total-period -n, a Period column per member" "$TMP/grp.data" \
 		--show-total-period -n --no-children -g none
+	compare_text "grp.data: -t '|' -n --show-total-period: a member's values joined by blanks, padded" \
+		"$TMP/grp.data" -t '|' -n --show-total-period -g none
+	compare_text "grp.data: -q --no-children" "$TMP/grp.data" -q --no-children -g none
 	for args in "" "--no-children" "--no-children -g fractal" "-g callee" "--percent-limit 2"; do
 		# shellcheck disable=SC2086
 		compare_body "group call graph text matches perf: report ${args:-(defaults)}" "$TMP/grp.data" $args
@@ -236,16 +263,12 @@ if [ -s "$TMP/mix.data" ]; then
 	# equal Children land among the hidden entries of the other commands
 	for args in "--comm dd" "--comm pk-workload -g caller" "--comm sh,dd --no-children"; do
 		# shellcheck disable=SC2086
-		"$PERFKIT" report --stdio $args -i "$f" 2>&1 | grep -v '^# (Tip:' >"$TMP/pk.out"
-		# shellcheck disable=SC2086
-		perf report --stdio $args -i "$f" 2>&1 | grep -v -e '^# (Tip:' -e '^# (Cannot load tips' >"$TMP/perf.out"
-		if diff "$TMP/perf.out" "$TMP/pk.out" >"$TMP/diff"; then
-			pass "report $args: perf's whole text, every row in perf's order"
-		else
-			fail "report $args: perf's whole text, every row in perf's order" "$(head -20 "$TMP/diff")"
-			keep "$f"
-		fi
+		compare_text "report $args: perf's whole text, every row in perf's order" "$f" $args
 	done
+	# -t and -q on a filtered report: the hidden column's name stays under -q
+	compare_text "-t , --comm dd: separated columns without Command" "$f" -t , --comm dd
+	compare_text "-q --comm dd: only '# comm: dd' and the entries" "$f" -q --comm dd
+	compare_text "-q -n --no-children: no '#' lines at all" "$f" -q -n --no-children
 	# relative percentages: the call graph's are still of every sample, its threshold of the kept ones
 	for args in "--no-children --comm dd --percentage relative" "--no-children --comm dd --percentage relative -g fractal" \
 		    "--no-children --comm dd"; do
