@@ -22,7 +22,7 @@ static const char usage_text[] =
 	"                      [--comm L] [--pid L] [--tid L] [--dsos L] [--symbols L] [--cpu L] [--time S,E]\n"
 	"                      [--percentage relative|absolute] [--show-total-period] [-G] [--max-stack N]\n"
 	"                      [--header|--header-only] [-D] [--stats] [--format F -o OUT] [-v]\n"
-	"                      [--inline|--no-inline] [--threads N] [-t SEP] [-q]\n"
+	"                      [--inline|--no-inline] [--threads N] [-t SEP] [-q] [-U]\n"
 	"\n"
 	"  -i, --input FILE       perf.data to read (default perf.data; - for standard input)\n"
 	"      --stdio            text output (the default and only interface)\n"
@@ -41,6 +41,7 @@ static const char usage_text[] =
 	"      --comm, --pid, --tid, -d/--dsos, -S/--symbols, -C/--cpu LIST; --time START,END\n"
 	"                         only the samples of these; a comm, DSO or symbol list of one\n"
 	"                         name hides that column and names it above the report\n"
+	"  -U, --hide-unresolved  leave out samples without a symbol (and Children past such a frame)\n"
 	"      --percentage M     absolute (default): percentages of every sample, filtered or\n"
 	"                         not (outside --time and --cpu aside); relative: of those kept\n"
 	"      --inline           add the functions inlined at each call-chain address (DWARF)\n"
@@ -242,6 +243,8 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 			o->group = 1;
 		} else if (!strcmp(a, "--no-group")) {
 			o->group = -1;
+		} else if (!strcmp(a, "-U") || !strcmp(a, "--hide-unresolved")) {
+			o->filter.hide_unresolved = 1;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			o->quiet = 1;
 		} else if ((v = argval(argc, argv, &i, "-t")) || (v = argval(argc, argv, &i, "--field-separator"))) {
@@ -448,7 +451,12 @@ int cmd_report(int argc, char **argv)
 			fputs("\r                \r", stderr);
 		prog.shown = 0;
 		/* out of memory, the histogram is incomplete: no report (the error is said below) */
-		if (walk_err != -ENOMEM && (err = pk_report_print(r, ss, stdout))) {
+		/* perf says so on stderr, and exits 0 */
+		if (walk_err != -ENOMEM && (err = pk_report_print(r, ss, stdout)) == -ENODATA) {
+			fflush(stdout);
+			if (!walk_err)
+				fprintf(stderr, "perfkit: '%s' has no samples\n", o.input);
+		} else if (walk_err != -ENOMEM && err) {
 			cli_error("cannot print the report: %s", strerror(-err));
 			rc = 1;
 		}

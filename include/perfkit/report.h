@@ -102,6 +102,7 @@ PK_API int pk_report_finish(struct pk_report *r);
  * (perf's "# To display the perf.data header info ..." preamble, then per
  * event "# Samples: ..." / "# Event count (approx.): ..." / column titles /
  * entries / call graphs). @ss supplies evsel names, lost counts and totals.
+ * No sample added (filtered ones included): only the preamble, -ENODATA.
  */
 PK_API int pk_report_print(struct pk_report *r, struct pk_session *ss, FILE *out);
 

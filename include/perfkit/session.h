@@ -62,6 +62,9 @@ struct pk_session_filter {
 	const char *symbols;         /* symbol names */
 	const char *cpus;            /* cpu list "0-3,5" */
 	const char *time;            /* "START,END" in seconds.fraction like perf --time (either may be empty) */
+	int hide_unresolved;         /* -U: leave out samples whose ip has no symbol (perf report
+	                                leaves them out of its totals, as those outside --time),
+	                                and the call-chain frames that have none */
 };
 
 struct pk_session_opts {
@@ -139,7 +142,8 @@ struct pk_session_counts {
 	uint64_t nr_samples, total_period;          /* before filters */
 	uint64_t nr_filtered, filtered_period;      /* dropped by filters */
 	uint64_t nr_lost_samples;                   /* sum of its LOST_SAMPLES.lost */
-	/* of those filtered: outside --time or --cpu (perf report leaves them out of its totals) */
+	/* of those filtered: outside --time or --cpu, or unresolved under -U (perf report leaves
+	   them out of its totals) */
 	uint64_t nr_out_of_range, out_of_range_period;
 };
 PK_API const struct pk_session_counts *pk_session_counts(const struct pk_session *ss, size_t evsel_idx);

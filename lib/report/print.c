@@ -236,6 +236,8 @@ int pk_report_print(struct pk_report *r, struct pk_session *ss, FILE *out)
 	if (!r->o.header && !r->o.quiet)
 		fputs("# To display the perf.data header info, please use --header/--header-only options.\n#\n",
 		      out);
+	if (!r->nr_ent)         /* perf: "The FILE data has no samples!", nothing more */
+		return -ENODATA;
 	{
 		const struct pk_session_filter *f = ss ? pk_session_filter(ss) : NULL;
 

@@ -28,6 +28,16 @@ void pk_frames_release(struct pk_frames *f)
 	f->nr = f->cap = 0;
 }
 
+void pk_frames_drop_unresolved(struct pk_frames *f)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < f->nr; i++)
+		if (f->v[i].sym)
+			f->v[n++] = f->v[i];
+	f->nr = n;
+}
+
 int pk_frames_reserve(struct pk_frames *f, uint64_t n)
 {
 	struct pk_location *v;

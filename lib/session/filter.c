@@ -204,8 +204,9 @@ int pk_filter_parse(struct pk_filter *f, const struct pk_session_filter *in, str
 		goto fail;
 	}
 	f->need_symbols = in->dsos || in->symbols;
+	f->hide_unresolved = in->hide_unresolved;
 	f->active = in->comms || in->pids || in->tids || in->cpus || f->need_symbols ||
-		    f->time_start || f->time_end;
+		    f->time_start || f->time_end || f->hide_unresolved;
 	return 0;
 fail:
 	pk_filter_release(f);

@@ -28,6 +28,8 @@ int pk_callchain_build(struct pk_symbols *syms, const struct pk_thread *t,
 		       const struct pk_sample *s, int lbr_callstack, uint32_t max_stack,
 		       int keep_callers, struct pk_frames *out);
 void pk_frames_release(struct pk_frames *f);
+/* Remove the frames without a symbol, keeping the others' order (perf report -U). */
+void pk_frames_drop_unresolved(struct pk_frames *f);
 /* Room for @n frames in @f. 0 or -ENOMEM. */
 int pk_frames_reserve(struct pk_frames *f, uint64_t n);
 
@@ -90,6 +92,7 @@ struct pk_filter {
 	int max_cpu;
 	uint64_t time_start, time_end;   /* 0 = open */
 	int need_symbols;            /* dso or symbol filters: the sample must be resolved first */
+	int hide_unresolved;         /* -U: samples whose ip has no symbol are left out */
 };
 
 int pk_filter_parse(struct pk_filter *f, const struct pk_session_filter *in, struct pk_diag *d);

@@ -205,7 +205,7 @@ static int side_band(struct pk_session *ss, const struct pk_record *r, struct pk
 enum verdict {
 	KEPT,
 	FILTERED,       /* by --comm, --pid, --tid, --dso or --symbols */
-	OUT_OF_RANGE,   /* by --time or --cpu */
+	OUT_OF_RANGE,   /* by --time or --cpu, or unresolved under -U: left out of the totals */
 };
 
 /* Count @rs for its evsel and hand it to the caller, or count it as filtered out. */
@@ -304,6 +304,9 @@ static int handle_sample(struct run_ctx *rc, const struct pk_record *r)
 	} else {
 		rs.self.cpumode = rs.cpumode;
 	}
+	/* perf report -U: after resolving, before any count, whatever the other filters said */
+	if (ss->filter.hide_unresolved && !rs.self.sym)
+		return deliver_sample(rc, &rs, OUT_OF_RANGE);
 	if (!rs.filtered && ss->filter.need_symbols && !pk_filter_match_loc(&ss->filter, &rs.self)) {
 		if (!ss->opts.deliver_filtered)
 			return deliver_sample(rc, &rs, FILTERED);
@@ -319,6 +322,9 @@ static int handle_sample(struct run_ctx *rc, const struct pk_record *r)
 	    pk_session_unwind_user(&ss->unwind, ss->data, ss->opts.symbols.symfs, ss->syms,
 				   rs.thread, ev, s, ss->opts.max_stack, &ss->frames) < 0)
 		return pk_diag_fail(rc->d, -ENOMEM, "out of memory");
+	/* perf -U: its call-chain cursor never gets a frame without a symbol */
+	if (ss->filter.hide_unresolved)
+		pk_frames_drop_unresolved(&ss->frames);
 	rs.nr_frames = ss->frames.nr;
 	rs.frames = ss->frames.v;
 	if (ss->inl && rs.nr_frames && pk_inline_expand(ss->inl, ss->syms, &rs) < 0)

@@ -135,6 +135,21 @@ for f in "$DATA/linux-perf-data/sleep.compressed2.data" "$DATA/hotspot/perf.data
 	grep -q '^# Samples: [1-9]' "$TMP/o"; ok $? "perf 6.1 cannot read ${f#$DATA/}; perfkit reports samples"
 done
 
+# ---- -U: samples without a symbol left out of the totals, frames without one out of the chains ----
+f="$DATA/perfparser/contentsize.data"
+if [ -f "$f" ]; then
+	compare_text "-U on contentsize.data (unresolved kernel frames): children and graphs as perf" "$f" -U -g graph,0
+	compare_text "-U --no-children on contentsize.data" "$f" -U --no-children -g graph,0
+fi
+f="$DATA/perfparser/vector_static_gcc_perf.data"
+if [ -f "$f" ]; then        # every sampled ip unresolved
+	"$PERFKIT" report --stdio -U -i "$f" >"$TMP/pk.out" 2>"$TMP/e"
+	is "$?" 0 "-U leaving no sample: exit status 0, as perf"
+	perf report --stdio -U -i "$f" 2>/dev/null >"$TMP/perf.out"
+	diff "$TMP/perf.out" "$TMP/pk.out" >"$TMP/diff"; ok $? "-U leaving no sample: perf's two preamble lines only"
+	grep -q "^perfkit: '$f' has no samples\$" "$TMP/e"; ok $? "-U leaving no sample: says the file has no samples"
+fi
+
 # ---- files recorded here ------------------------------------------------------
 rec() { perf record -q "$@" >/dev/null 2>&1; }
 rec -e cpu-clock -F 4999 -g -o "$TMP/g.data" -- "$W" --spin-ms 300 --threads 2
@@ -167,6 +182,7 @@ compare_text "g.data: -t , -g folded: chains joined by ','" "$TMP/g.data" -t , -
 compare_text "g.data: -t '': aligned as without -t" "$TMP/g.data" -t '' -g none
 compare_text "g.data: -q: the entries and call graphs, no '#' lines" "$TMP/g.data" -q
 compare_text "g.data: -q --header: no header either" "$TMP/g.data" -q --header -g none --no-children
+compare_text "g.data: -U -g graph,0: ld.so's and [unknown] frames left out" "$TMP/g.data" -U -g graph,0
 
 # The default report (children, graph,0.5,caller) and --no-children (callee): whole text.
 for args in "" "--no-children" "--no-children -g fractal" "--no-children -g flat" \
