@@ -23,6 +23,7 @@ static const char usage_text[] =
 	"                      [--percentage relative|absolute] [--show-total-period] [-G] [--max-stack N]\n"
 	"                      [--header|--header-only] [-D] [--stats] [--format F -o OUT] [-v]\n"
 	"                      [--inline|--no-inline] [--threads N] [-t SEP] [-q] [-U]\n"
+	"                      [--symfs DIR] [--kallsyms FILE] [--no-demangle]\n"
 	"\n"
 	"  -i, --input FILE       perf.data to read (default perf.data; - for standard input)\n"
 	"      --stdio            text output (the default and only interface)\n"
@@ -41,6 +42,9 @@ static const char usage_text[] =
 	"      --comm, --pid, --tid, -d/--dsos, -S/--symbols, -C/--cpu LIST; --time START,END\n"
 	"                         only the samples of these; a comm, DSO or symbol list of one\n"
 	"                         name hides that column and names it above the report\n"
+	"      --symfs DIR        look binaries up under DIR (and no local kernel symbols)\n"
+	"      --kallsyms FILE    the kernel's symbols from FILE (default /proc/kallsyms)\n"
+	"      --no-demangle      C++ and Rust names as in the binary\n"
 	"  -U, --hide-unresolved  leave out samples without a symbol (and Children past such a frame)\n"
 	"      --percentage M     absolute (default): percentages of every sample, filtered or\n"
 	"                         not (outside --time and --cpu aside); relative: of those kept\n"
@@ -75,6 +79,7 @@ struct report_cli {
 	double cg_threshold;
 	const char *parent;
 	struct pk_session_filter filter;
+	struct pk_symbols_opts symbols; /* --symfs, --kallsyms, --no-demangle */
 };
 
 /* "graph,0.5,caller": mode, threshold, order, in any order (perf's parser). */
@@ -243,6 +248,12 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 			o->group = 1;
 		} else if (!strcmp(a, "--no-group")) {
 			o->group = -1;
+		} else if ((v = argval(argc, argv, &i, "--symfs"))) {
+			o->symbols.symfs = v;
+		} else if ((v = argval(argc, argv, &i, "--kallsyms"))) {
+			o->symbols.kallsyms = v;
+		} else if (!strcmp(a, "--no-demangle") || !strcmp(a, "--demangle")) {
+			o->symbols.no_demangle = a[2] == 'n';
 		} else if (!strcmp(a, "-U") || !strcmp(a, "--hide-unresolved")) {
 			o->filter.hide_unresolved = 1;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
@@ -368,6 +379,7 @@ int cmd_report(int argc, char **argv)
 	if (!o.input)
 		o.input = isatty(0) ? "perf.data" : "-";
 	so.filter = o.filter;
+	so.symbols = o.symbols;
 	so.max_stack = o.max_stack;
 	/* the histogram takes filtered samples too, into hidden entries (perf's filtered entries) */
 	so.deliver_filtered = !o.dump && !o.stats && !o.format;

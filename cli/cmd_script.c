@@ -22,7 +22,8 @@ static void script_usage(FILE *f)
 		"usage: perfkit script [-i FILE|-] [-F FIELDS] [--header] [--show-mmap-events]\n"
 		"                      [--show-task-events] [--comm LIST] [--pid LIST] [--tid LIST]\n"
 		"                      [-C CPUS] [--time START,END] [--dsos LIST] [-S SYMS]\n"
-		"                      [--max-stack N] [-G] [--inline] [--ns] [--reltime|--deltatime] [-v]\n"
+		"                      [--max-stack N] [-G] [--inline] [--ns] [--reltime|--deltatime]\n"
+		"                      [--symfs DIR] [--kallsyms FILE] [--no-demangle] [-v]\n"
 		"\n"
 		"  -i, --input FILE        perf.data to read ('-' = standard input; default perf.data)\n"
 		"  -F, --fields LIST       comm,tid,pid,time,cpu,event,trace,ip,sym,symoff,dso,addr,\n"
@@ -40,12 +41,16 @@ static void script_usage(FILE *f)
 		"      --ns                times to the nanosecond\n"
 		"      --reltime           times since the first one printed; --time from the first sample\n"
 		"      --deltatime         times since the previous one printed\n"
+		"      --symfs DIR         look binaries up under DIR (and no local kernel symbols)\n"
+		"      --kallsyms FILE     the kernel's symbols from FILE (default /proc/kallsyms)\n"
+		"      --no-demangle       C++ and Rust names as in the binary\n"
 		"  -v, --verbose           more warnings\n");
 }
 
 enum {
 	OPT_HEADER = 256, OPT_MMAP, OPT_TASK, OPT_COMM, OPT_PID, OPT_TID, OPT_TIME, OPT_DSOS,
 	OPT_MAX_STACK, OPT_INLINE, OPT_NO_INLINE, OPT_NS, OPT_RELTIME, OPT_DELTATIME,
+	OPT_SYMFS, OPT_KALLSYMS, OPT_DEMANGLE, OPT_NO_DEMANGLE,
 };
 
 static int append_fields(char **acc, const char *arg)
@@ -85,6 +90,10 @@ int cmd_script(int argc, char **argv)
 		{ "ns", no_argument, NULL, OPT_NS },
 		{ "reltime", no_argument, NULL, OPT_RELTIME },
 		{ "deltatime", no_argument, NULL, OPT_DELTATIME },
+		{ "symfs", required_argument, NULL, OPT_SYMFS },
+		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+		{ "demangle", no_argument, NULL, OPT_DEMANGLE },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -145,6 +154,10 @@ int cmd_script(int argc, char **argv)
 			opts.time_mode = opt == OPT_RELTIME ? PK_SCRIPT_RELTIME : PK_SCRIPT_DELTATIME;
 			sopts.time_relative = opt == OPT_RELTIME;   /* perf: --time counts from the start too */
 			break;
+		case OPT_SYMFS: sopts.symbols.symfs = optarg; break;
+		case OPT_KALLSYMS: sopts.symbols.kallsyms = optarg; break;
+		case OPT_DEMANGLE:
+		case OPT_NO_DEMANGLE: sopts.symbols.no_demangle = opt == OPT_NO_DEMANGLE; break;
 		case 'v': verbose++; break;
 		case 'h': script_usage(stdout); free(fields); return 0;
 		default: script_usage(stderr); free(fields); return 2;
