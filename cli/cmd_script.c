@@ -20,7 +20,8 @@ static void script_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: perfkit script [-i FILE|-] [-F FIELDS] [--header] [--show-mmap-events]\n"
-		"                      [--show-task-events] [--comm LIST] [--pid LIST] [--tid LIST]\n"
+		"                      [--show-task-events] [--show-{switch,lost,namespace,cgroup,bpf}-events]\n"
+		"                      [--comm LIST] [--pid LIST] [--tid LIST]\n"
 		"                      [-C CPUS] [--time START,END] [--dsos LIST] [-S SYMS]\n"
 		"                      [--max-stack N] [-G] [--inline] [--ns] [--reltime|--deltatime]\n"
 		"                      [--symfs DIR] [--kallsyms FILE] [--no-demangle] [-v]\n"
@@ -31,6 +32,8 @@ static void script_usage(FILE *f)
 		"      --header            print the file's header information first\n"
 		"      --show-mmap-events  print MMAP/MMAP2 records\n"
 		"      --show-task-events  print COMM/FORK/EXIT records\n"
+		"      --show-switch-events, --show-lost-events, --show-namespace-events,\n"
+		"      --show-cgroup-events, --show-bpf-events   print those records too\n"
 		"      --comm, --pid, --tid LIST   only these threads\n"
 		"  -C, --cpu CPUS          only these CPUs (\"0-3,5\")\n"
 		"      --time START,END    only samples in this time range (seconds)\n"
@@ -51,6 +54,7 @@ enum {
 	OPT_HEADER = 256, OPT_MMAP, OPT_TASK, OPT_COMM, OPT_PID, OPT_TID, OPT_TIME, OPT_DSOS,
 	OPT_MAX_STACK, OPT_INLINE, OPT_NO_INLINE, OPT_NS, OPT_RELTIME, OPT_DELTATIME,
 	OPT_SYMFS, OPT_KALLSYMS, OPT_DEMANGLE, OPT_NO_DEMANGLE,
+	OPT_SWITCH, OPT_LOST, OPT_NAMESPACE, OPT_CGROUP, OPT_BPF,
 };
 
 static int append_fields(char **acc, const char *arg)
@@ -75,6 +79,11 @@ int cmd_script(int argc, char **argv)
 		{ "header", no_argument, NULL, OPT_HEADER },
 		{ "show-mmap-events", no_argument, NULL, OPT_MMAP },
 		{ "show-task-events", no_argument, NULL, OPT_TASK },
+		{ "show-switch-events", no_argument, NULL, OPT_SWITCH },
+		{ "show-lost-events", no_argument, NULL, OPT_LOST },
+		{ "show-namespace-events", no_argument, NULL, OPT_NAMESPACE },
+		{ "show-cgroup-events", no_argument, NULL, OPT_CGROUP },
+		{ "show-bpf-events", no_argument, NULL, OPT_BPF },
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "comms", required_argument, NULL, OPT_COMM },
 		{ "pid", required_argument, NULL, OPT_PID },
@@ -120,6 +129,11 @@ int cmd_script(int argc, char **argv)
 		case OPT_HEADER: header = 1; break;
 		case OPT_MMAP: opts.show_mmap_events = 1; break;
 		case OPT_TASK: opts.show_task_events = 1; break;
+		case OPT_SWITCH: opts.show_switch_events = 1; break;
+		case OPT_LOST: opts.show_lost_events = 1; break;
+		case OPT_NAMESPACE: opts.show_namespace_events = 1; break;
+		case OPT_CGROUP: opts.show_cgroup_events = 1; break;
+		case OPT_BPF: opts.show_bpf_events = 1; break;
 		case OPT_COMM: sopts.filter.comms = optarg; break;
 		case OPT_PID: sopts.filter.pids = optarg; break;
 		case OPT_TID: sopts.filter.tids = optarg; break;

@@ -94,6 +94,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	err = pk_rec_decode(rec, len, type < 64 ? l.id_trailer_size : 0, &r, 0, &d);
 	if (err && err != -EBADMSG && err != -ENOENT)
 		abort();
+	if (!err && type == PERF_RECORD_NAMESPACES) {     /* every pair inside the record */
+		for (uint64_t i = 0; i < r.namespaces.nr; i++) {
+			uint64_t dev, ino;
+
+			pk_rec_namespace_link(&r.namespaces, i, &dev, &ino);
+			id += dev ^ ino;
+		}
+	}
+	if (!err && type == PERF_RECORD_CGROUP && strlen(r.cgroup.path) >= len)
+		abort();
 	pk_sample_swapped_id(rec, len, &l, &id);
 	pk_rec_type_name(type);
 

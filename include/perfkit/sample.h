@@ -167,6 +167,25 @@ struct pk_rec_ksymbol {
 	const char *name;
 };
 
+/* PERF_RECORD_NAMESPACES: @nr {dev, inode} pairs at @links (16 bytes each, file order). */
+struct pk_rec_namespaces {
+	uint32_t pid, tid;
+	uint64_t nr;
+	const uint8_t *links;
+};
+
+/* PERF_RECORD_BPF_EVENT. */
+struct pk_rec_bpf_event {
+	uint16_t type, flags;
+	uint32_t id;
+};
+
+/* PERF_RECORD_CGROUP. */
+struct pk_rec_cgroup {
+	uint64_t id;
+	const char *path;
+};
+
 /* HEADER_BUILD_ID (67), also the entries of the BUILD_ID feature. */
 struct pk_rec_build_id {
 	int32_t pid;
@@ -191,6 +210,9 @@ union pk_rec {
 	struct pk_rec_throttle throttle;
 	struct pk_rec_switch sw;
 	struct pk_rec_ksymbol ksymbol;
+	struct pk_rec_namespaces namespaces;
+	struct pk_rec_bpf_event bpf_event;
+	struct pk_rec_cgroup cgroup;
 	struct pk_rec_build_id build_id;
 	struct pk_rec_auxtrace auxtrace;
 	uint64_t lost_samples;       /* PERF_RECORD_LOST_SAMPLES */
@@ -199,12 +221,17 @@ union pk_rec {
 /*
  * Decode the payload of a record of the types listed in union pk_rec
  * (MMAP, MMAP2, COMM, FORK, EXIT, LOST, THROTTLE, UNTHROTTLE, SWITCH,
- * SWITCH_CPU_WIDE, KSYMBOL, LOST_SAMPLES, HEADER_BUILD_ID, AUXTRACE).
+ * SWITCH_CPU_WIDE, KSYMBOL, NAMESPACES, BPF_EVENT, CGROUP, LOST_SAMPLES,
+ * HEADER_BUILD_ID, AUXTRACE).
  * @trailer is the sample_id trailer size to exclude (0 for perf-tool records).
  * Returns 0, -ENOENT for other types, or -EBADMSG.
  */
 PK_API int pk_rec_decode(const void *rec, size_t len, uint32_t trailer, union pk_rec *out,
 			 uint64_t off, struct pk_diag *d);
+
+/* The @i-th {dev, inode} pair of a decoded NAMESPACES record (@i < n->nr). */
+PK_API void pk_rec_namespace_link(const struct pk_rec_namespaces *n, uint64_t i, uint64_t *dev,
+				  uint64_t *ino);
 
 /* perf's name of a record type ("MMAP2", "FINISHED_ROUND", ...), NULL if unknown. */
 PK_API const char *pk_rec_type_name(uint32_t type);

@@ -53,6 +53,11 @@ struct pk_script_opts {
 	int time_mode;               /* 0: as recorded; PK_SCRIPT_RELTIME: since the first time
 	                                printed (--reltime); PK_SCRIPT_DELTATIME: since the
 	                                previous one (--deltatime) */
+	int show_switch_events;      /* print SWITCH/SWITCH_CPU_WIDE records */
+	int show_lost_events;        /* print LOST records */
+	int show_namespace_events;   /* print NAMESPACES records */
+	int show_cgroup_events;      /* print CGROUP records */
+	int show_bpf_events;         /* print KSYMBOL/BPF_EVENT records */
 };
 enum { PK_SCRIPT_RELTIME = 1, PK_SCRIPT_DELTATIME = 2 };
 

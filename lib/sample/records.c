@@ -176,6 +176,12 @@ static int dec_build_id(const struct payload *p, uint16_t misc, struct pk_rec_bu
 	return string(p, 36, &b->filename);
 }
 
+void pk_rec_namespace_link(const struct pk_rec_namespaces *n, uint64_t i, uint64_t *dev, uint64_t *ino)
+{
+	*dev = pk_ld64(n->links + 16 * i);
+	*ino = pk_ld64(n->links + 16 * i + 8);
+}
+
 int pk_rec_decode(const void *rec, size_t len, uint32_t trailer, union pk_rec *out,
 		  uint64_t off, struct pk_diag *d)
 {
@@ -259,6 +265,32 @@ int pk_rec_decode(const void *rec, size_t len, uint32_t trailer, union pk_rec *o
 		out->ksymbol.ksym_type = pk_ld16(p.r + 20);
 		out->ksymbol.flags = pk_ld16(p.r + 22);
 		return string(&p, 24, &out->ksymbol.name);
+	case PERF_RECORD_NAMESPACES:
+		err = fixed(&p, 24);
+		if (err)
+			return err;
+		out->namespaces.pid = pk_ld32(p.r + 8);
+		out->namespaces.tid = pk_ld32(p.r + 12);
+		out->namespaces.nr = pk_ld64(p.r + 16);
+		if (out->namespaces.nr > (p.end - 24) / 16)
+			return PK_CORRUPT(d, off + 16, "NAMESPACES record of %zu bytes cannot hold %llu namespaces",
+					  p.end, (unsigned long long)out->namespaces.nr);
+		out->namespaces.links = p.r + 24;
+		return 0;
+	case PERF_RECORD_BPF_EVENT:
+		err = fixed(&p, 16);
+		if (err)
+			return err;
+		out->bpf_event.type = pk_ld16(p.r + 8);
+		out->bpf_event.flags = pk_ld16(p.r + 10);
+		out->bpf_event.id = pk_ld32(p.r + 12);
+		return 0;
+	case PERF_RECORD_CGROUP:
+		err = fixed(&p, 16);
+		if (err)
+			return err;
+		out->cgroup.id = pk_ld64(p.r + 8);
+		return string(&p, 16, &out->cgroup.path);
 	case 0: /* build-id entry of the BUILD_ID feature section */
 	case PK_REC_HEADER_BUILD_ID:
 		return dec_build_id(&p, misc, &out->build_id);

@@ -1,6 +1,7 @@
 /*
- * Private declarations of the script module: per-event-type field sets and
- * the tracing-data (libtraceevent) glue; its output buffer is core's
+ * Private declarations of the script module: per-event-type field sets, the
+ * printer's state shared by samples and side-band records, and the
+ * tracing-data (libtraceevent) glue; its output buffer is core's
  * (core/obuf.h).
  */
 #ifndef PK_SCRIPT_INTERNAL_H
@@ -8,8 +9,15 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <trace-seq.h>
 #include <perfkit/script.h>
 #include "core/obuf.h"
+
+struct pk_session;
+struct pk_perfdata;
+struct pk_symbols;
+struct pk_thread;
+struct tep_handle;
 
 /* ---- field sets (fields.c) ---- */
 
@@ -40,9 +48,42 @@ int pk_script_apply_fields(struct pk_field_set set[PK_OT_MAX], const char *spec,
 int pk_script_check_fields(struct pk_field_set set[PK_OT_MAX], struct pk_perfdata *data,
 			   int no_callchain, int *use_callchain, struct pk_diag *d);
 
+/* ---- the printer (script.c; side-band records in sideband.c) ---- */
+
+struct pk_script {
+	struct pk_session *ss;
+	struct pk_perfdata *data;
+	struct pk_symbols *syms;
+	struct pk_obuf out;
+	struct pk_field_set set[PK_OT_MAX];
+	int use_callchain;
+	int name_width;
+	struct pk_script_opts opts;  /* the show_*_events choices */
+	int time_ns, time_mode;      /* --ns; 0, PK_SCRIPT_RELTIME or PK_SCRIPT_DELTATIME */
+	uint64_t first_time, last_time;
+	size_t nr_evsels_seen;
+	struct tep_handle *tep;
+	const void *tep_blob;        /* the blob @tep was built from */
+	struct trace_seq seq;
+	int seq_init;
+	int seq_failed;              /* libtraceevent ran out of memory in seq: warned */
+	uint8_t *scratch;
+	int data_src_maxlen;
+	struct pk_diag err;          /* failure found inside a callback */
+};
+
+/* perf_sample__fprintf_start(): comm, pid/tid, cpu, time of fields @f (script.c). */
+void pk_script_put_start(struct pk_script *sc, uint32_t f, int comm_plain, const struct pk_thread *t,
+			 int32_t pid, int32_t tid, int32_t cpu, uint64_t time);
+
+/*
+ * The tep handle for the file's tracing data (from @blob, a TRACING_DATA
+ * record's, or with NULL the feature section's), built on first use (script.c).
+ */
+struct tep_handle *pk_script_tracing(struct pk_script *sc, const void *blob, size_t len);
+
 /* ---- tracing data (tracing.c) ---- */
 
-struct tep_handle;
 /* Build a tep handle from a TRACING_DATA blob. NULL (and a pk_log warning) if it cannot be parsed. */
 struct tep_handle *pk_tracing_parse(const void *blob, size_t len);
 void pk_tracing_free(struct tep_handle *tep);

@@ -7,7 +7,7 @@
  *   frame:   '\t' %16lx [' ' sym[+0xoff]] [' (' dso ')'] '\n'   (user frames print the
  *            DSO-relative address, kernel and unmapped frames the raw one, like perf;
  *            an inline frame (--inline) prints " (inlined)" in place of the DSO)
- *   side band: the sample start fields, then "PERF_RECORD_<TYPE>..." as perf_event__fprintf().
+ *   side band (sideband.c): the sample start fields, then "PERF_RECORD_<TYPE>...".
  *
  * Everything goes through the 1 MiB pk_obuf; the per-sample path formats
  * numbers by hand and allocates nothing.
@@ -21,28 +21,6 @@
 #include <perfkit/perfdata.h>
 #include <perfkit/sample.h>
 #include "script/internal.h"
-
-struct pk_script {
-	struct pk_session *ss;
-	struct pk_perfdata *data;
-	struct pk_symbols *syms;
-	struct pk_obuf out;
-	struct pk_field_set set[PK_OT_MAX];
-	int use_callchain;
-	int name_width;
-	int show_mmap, show_task;
-	int time_ns, time_mode;      /* --ns; 0, PK_SCRIPT_RELTIME or PK_SCRIPT_DELTATIME */
-	uint64_t first_time, last_time;
-	size_t nr_evsels_seen;
-	struct tep_handle *tep;
-	const void *tep_blob;        /* the blob @tep was built from */
-	struct trace_seq seq;
-	int seq_init;
-	int seq_failed;              /* libtraceevent ran out of memory in seq: warned */
-	uint8_t *scratch;
-	int data_src_maxlen;
-	struct pk_diag err;          /* failure found inside a callback */
-};
 
 static void name_width_update(struct pk_script *sc)
 {
@@ -74,8 +52,8 @@ int pk_script_new(struct pk_session *ss, const struct pk_script_opts *opts_in, F
 	sc->ss = ss;
 	sc->data = pk_session_data(ss);
 	sc->syms = pk_session_symbols(ss);
-	sc->show_mmap = opts.show_mmap_events;
-	sc->show_task = opts.show_task_events;
+	sc->opts = opts;
+	sc->opts.fields = NULL;         /* not kept */
 	sc->time_ns = opts.time_ns;
 	sc->time_mode = opts.time_mode;
 	pk_diag_init(&sc->err);
@@ -136,8 +114,7 @@ int pk_script_flush(struct pk_script *sc)
 	return ret;
 }
 
-/* The tep handle for the file's tracing data, built on first use. */
-static struct tep_handle *tracing(struct pk_script *sc, const void *blob, size_t len)
+struct tep_handle *pk_script_tracing(struct pk_script *sc, const void *blob, size_t len)
 {
 	if (!blob) {
 		const struct pk_features *f = pk_perfdata_features(sc->data);
@@ -224,8 +201,7 @@ static void put_time(struct pk_script *sc, uint64_t t)
 	pk_obuf_write(&sc->out, ": ", 2);
 }
 
-/* perf_sample__fprintf_start(): comm, pid/tid, cpu, time. */
-static void put_start(struct pk_script *sc, uint32_t f, int comm_plain, const struct pk_thread *t,
+void pk_script_put_start(struct pk_script *sc, uint32_t f, int comm_plain, const struct pk_thread *t,
 		      int32_t pid, int32_t tid, int32_t cpu, uint64_t time)
 {
 	struct pk_obuf *o = &sc->out;
@@ -346,7 +322,7 @@ int pk_script_sample(void *ctx, const struct pk_rsample *rs)
 	}
 	if (s->present & PERF_SAMPLE_CPU)
 		cpu = (int32_t)s->cpu;
-	put_start(sc, f, (f & PK_SF_IP) && has_cc, rs->thread, pid, tid, cpu, s->time);
+	pk_script_put_start(sc, f, (f & PK_SF_IP) && has_cc, rs->thread, pid, tid, cpu, s->time);
 	if (f & PK_SF_PERIOD) {
 		/*
 		 * the session's period (a PERF_SAMPLE_READ value's increase); without
@@ -364,7 +340,7 @@ int pk_script_sample(void *ctx, const struct pk_rsample *rs)
 		pk_obuf_write(o, ": ", 2);
 	}
 	if ((f & PK_SF_TRACE) && s->raw) {
-		struct tep_handle *tep = tracing(sc, NULL, 0);
+		struct tep_handle *tep = pk_script_tracing(sc, NULL, 0);
 
 		if (tep && pk_tracing_print(tep, &sc->seq, sc->scratch, attr->config, cpu, s->raw,
 					    s->raw_size, o) == -ENOMEM && !sc->seq_failed) {
@@ -429,136 +405,6 @@ int pk_script_sample(void *ctx, const struct pk_rsample *rs)
 	if (f & PK_SF_PHYS_ADDR)
 		pk_obuf_hex(o, s->phys_addr, 16);
 	pk_obuf_putc(o, '\n');
-	return o->err;
-}
-
-/* ---- side band ---- */
-
-static void put_mmap(struct pk_obuf *o, const struct perf_event_header *h, const struct pk_rec_mmap *m)
-{
-	pk_obuf_putc(o, ' ');
-	pk_obuf_int(o, (int32_t)m->pid, 0);
-	pk_obuf_putc(o, '/');
-	pk_obuf_int(o, (int32_t)m->tid, 0);
-	pk_obuf_write(o, ": [", 3);
-	pk_obuf_hex_alt(o, m->start);
-	pk_obuf_putc(o, '(');
-	pk_obuf_hex_alt(o, m->len);
-	pk_obuf_write(o, ") @ ", 4);
-	pk_obuf_hex_alt(o, m->pgoff);
-	if (!m->mmap2) {
-		pk_obuf_write(o, "]: ", 3);
-		pk_obuf_putc(o, (h->misc & PERF_RECORD_MISC_MMAP_DATA) ? 'r' : 'x');
-	} else {
-		if (m->build_id_size) {
-			pk_obuf_write(o, " <", 2);
-			for (unsigned i = 0; i < m->build_id_size; i++) {
-				pk_obuf_putc(o, pk_hex_digits[m->build_id[i] >> 4]);
-				pk_obuf_putc(o, pk_hex_digits[m->build_id[i] & 15]);
-			}
-			pk_obuf_putc(o, '>');
-		} else {
-			pk_obuf_printf(o, " %02x:%02x %llu %llu", m->maj, m->min,
-				       (unsigned long long)m->ino, (unsigned long long)m->ino_generation);
-		}
-		pk_obuf_write(o, "]: ", 3);
-		pk_obuf_putc(o, (m->prot & PROT_READ) ? 'r' : '-');
-		pk_obuf_putc(o, (m->prot & PROT_WRITE) ? 'w' : '-');
-		pk_obuf_putc(o, (m->prot & PROT_EXEC) ? 'x' : '-');
-		pk_obuf_putc(o, (m->flags & MAP_SHARED) ? 's' : 'p');
-	}
-	pk_obuf_putc(o, ' ');
-	pk_obuf_puts(o, m->filename);
-	pk_obuf_putc(o, '\n');
-}
-
-int pk_script_record(void *ctx, const struct pk_record *r)
-{
-	struct pk_script *sc = ctx;
-	struct pk_obuf *o = &sc->out;
-	const struct perf_event_header *h = r->hdr;
-	const struct pk_evsel *ev = r->evsel;
-	const struct pk_sample *s = &r->sample;
-	struct pk_diag d;
-	union pk_rec u;
-	int32_t pid, tid, cpu = 0, tpid, ttid;
-	uint64_t time = 0;
-	uint32_t f;
-	int ret;
-
-	if (h->type == PK_RECORD_HEADER_TRACING_DATA && r->payload) {
-		tracing(sc, r->payload, (size_t)r->payload_size);
-		return 0;
-	}
-	if (h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2) {
-		if (!sc->show_mmap)
-			return 0;
-	} else if (h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_FORK ||
-		   h->type == PERF_RECORD_EXIT) {
-		if (!sc->show_task)
-			return 0;
-	} else {
-		return 0;
-	}
-	if (!ev && pk_perfdata_nr_evsels(sc->data))
-		ev = pk_perfdata_evsel(sc->data, 0);
-	if (!ev)
-		return 0;
-	pk_diag_init(&d);
-	ret = pk_rec_decode(h, h->size, ev->layout.sample_id_all ? ev->layout.id_trailer_size : 0,
-			    &u, r->file_offset, &d);
-	if (ret < 0)
-		return 0;   /* the session already fed (and checked) it; nothing to print */
-	if (h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2) {
-		tpid = (int32_t)u.mmap.pid;
-		ttid = (int32_t)u.mmap.tid;
-	} else if (h->type == PERF_RECORD_COMM) {
-		tpid = (int32_t)u.comm.pid;
-		ttid = (int32_t)u.comm.tid;
-	} else {
-		tpid = (int32_t)u.task.pid;
-		ttid = (int32_t)u.task.tid;
-	}
-	pid = tpid;
-	tid = ttid;
-	if (h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT)
-		time = u.task.time;
-	if (ev->layout.sample_id_all) {
-		if (s->present & PERF_SAMPLE_TID) {
-			pid = (int32_t)s->pid;
-			tid = (int32_t)s->tid;
-		}
-		cpu = (s->present & PERF_SAMPLE_CPU) ? (int32_t)s->cpu : -1;
-		time = (s->present & PERF_SAMPLE_TIME) ? s->time : 0;
-	}
-	f = sc->set[pk_output_type(ev->attr.attr.type)].fields;
-	put_start(sc, f,
-		  (f & PK_SF_IP) && sc->use_callchain &&
-			  (ev->attr.attr.sample_type & PERF_SAMPLE_CALLCHAIN),
-		  pk_symbols_thread(sc->syms, tpid, ttid), pid, tid, cpu, time);
-	pk_obuf_write(o, "PERF_RECORD_", 12);
-	pk_obuf_puts(o, pk_rec_type_name(h->type) ? pk_rec_type_name(h->type) : "?");
-	switch (h->type) {
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2:
-		put_mmap(o, h, &u.mmap);
-		break;
-	case PERF_RECORD_COMM:
-		if (u.comm.exec)
-			pk_obuf_write(o, " exec", 5);
-		pk_obuf_write(o, ": ", 2);
-		pk_obuf_puts(o, u.comm.comm);
-		pk_obuf_putc(o, ':');
-		pk_obuf_int(o, (int32_t)u.comm.pid, 0);
-		pk_obuf_putc(o, '/');
-		pk_obuf_int(o, (int32_t)u.comm.tid, 0);
-		pk_obuf_putc(o, '\n');
-		break;
-	default:
-		pk_obuf_printf(o, "(%d:%d):(%d:%d)\n", (int32_t)u.task.pid, (int32_t)u.task.tid,
-			       (int32_t)u.task.ppid, (int32_t)u.task.ptid);
-		break;
-	}
 	return o->err;
 }
 

@@ -103,6 +103,40 @@ else
 	skip "perf record -g failed here"
 fi
 
+# ---- side band: --show-switch/lost/namespace/cgroup/bpf-events, perf's text byte for byte ----
+exact() { # exact FILE NAME ARGS...
+	local f=$1 name=$2; shift 2
+	perf script -i "$f" "$@" >"$TMP/p" 2>/dev/null
+	"$PERFKIT" script -i "$f" "$@" >"$TMP/k" 2>/dev/null
+	if ! grep -q PERF_RECORD "$TMP/p"; then skip "$name: perf printed no such record"; return; fi
+	if diff "$TMP/p" "$TMP/k" >"$TMP/d"; then pass "$name"; else fail "$name" "$(head -6 "$TMP/d")"; fi
+}
+Q=$SHARED/data/perf.data/quipper
+if [ -r "$Q/perf.data.ctx_switch_namespaces-4.14" ]; then
+	exact "$Q/perf.data.ctx_switch_namespaces-4.14" "ctx_switch_namespaces-4.14: --show-switch-events --show-namespace-events" \
+		--show-switch-events --show-namespace-events
+	exact "$Q/perf.data.branch_stack_spec" "branch_stack_spec: --show-bpf-events (KSYMBOL, BPF_EVENT)" --show-bpf-events
+	exact "$SHARED/data/perf.data/simpleperf/perf_g_fp.data" "perf_g_fp.data: --show-lost-events" --show-lost-events
+	# perf synthesizes samples from the PT trace: the side-band lines only
+	perf script -i "$Q/perf.data.intel_pt-4.14" --show-switch-events 2>/dev/null | grep PERF_RECORD >"$TMP/p"
+	"$PERFKIT" script -i "$Q/perf.data.intel_pt-4.14" --show-switch-events 2>/dev/null | grep PERF_RECORD >"$TMP/k"
+	diff "$TMP/p" "$TMP/k" >"$TMP/d" && [ -s "$TMP/p" ]
+	ok $? "intel_pt-4.14: --show-switch-events, SWITCH_CPU_WIDE with next/prev pid/tid"
+fi
+if record -e cpu-clock -F 999 -g --switch-events --namespaces -o "$TMP/sw.data" -- "$W" --spin-ms 100 --threads 2; then
+	exact "$TMP/sw.data" "--switch-events --namespaces recording: switch, namespace and task records" \
+		--show-switch-events --show-namespace-events --show-task-events
+	exact "$TMP/sw.data" "the same with -F comm,tid,time" --show-switch-events --show-namespace-events -F comm,tid,time
+	exact "$TMP/sw.data" "--show-switch-events -G" --show-switch-events -G
+else
+	skip "perf record --switch-events --namespaces failed"
+fi
+if record -e cpu-clock -F 999 --all-cgroups -o "$TMP/cg.data" -- "$W" --spin-ms 50; then
+	exact "$TMP/cg.data" "--all-cgroups recording: --show-cgroup-events" --show-cgroup-events --show-task-events
+else
+	skip "perf record --all-cgroups failed"
+fi
+
 if record -e cpu-clock -F 999 --call-graph dwarf -o "$TMP/dwarf.data" -- "$W" --spin-ms 200; then
 	compare_samples() {
 		perf script -i "$TMP/dwarf.data" "$@" >"$TMP/p" 2>/dev/null
