@@ -172,15 +172,18 @@ compare "n.data: pid,cpu keys" "$TMP/n.data" --no-children --sort pid,cpu
 compare "g.data: dso,sym with --percent-limit 1" "$TMP/g.data" --no-children --sort dso,sym --percent-limit 1 -g none
 compare_full "g.data: --show-total-period -n: Samples and Period columns" "$TMP/g.data" --show-total-period -n -g none
 # -t SEP: columns joined by SEP (padded but for the last; no rulers), SEP's first character in a
-# key's text (its padding too) printed '.', folded chains joined by SEP; -t '': aligned; -q: no '#' lines
-compare_text "g.data: -t '|' with call graphs" "$TMP/g.data" -t '|'
+# key's text (its padding too) printed '.', folded chains joined by SEP; -t '': aligned; -q: no '#' lines.
+# Without Children: the Children rows of garbage frames (a sanitizer-built workload's broken
+# frame-pointer chains) tie in an order perf's circular address comparison picks, not always
+# reproduced (collapse_order.c).
+compare_text "g.data: -t '|' with call graphs" "$TMP/g.data" -t '|' --no-children
 compare_text "g.data: -t , -n --show-total-period" "$TMP/g.data" -t , -n --show-total-period --no-children -g none
 compare_text "g.data: -t _: '_' in symbols printed '.'" "$TMP/g.data" -t _ --no-children -g none
 compare_text "g.data: -t ' ': the padding printed '.'" "$TMP/g.data" -t ' ' --no-children --sort dso,sym -g none
-compare_text "g.data: -t ';' -g folded: chains joined by ';'" "$TMP/g.data" -t ';' -g folded
+compare_text "g.data: -t ';' -g folded: chains joined by ';'" "$TMP/g.data" -t ';' -g folded --no-children
 compare_text "g.data: -t , -g folded: chains joined by ','" "$TMP/g.data" -t , -g folded --no-children
-compare_text "g.data: -t '': aligned as without -t" "$TMP/g.data" -t '' -g none
-compare_text "g.data: -q: the entries and call graphs, no '#' lines" "$TMP/g.data" -q
+compare_text "g.data: -t '': aligned as without -t" "$TMP/g.data" -t '' -g none --no-children
+compare_text "g.data: -q: the entries and call graphs, no '#' lines" "$TMP/g.data" -q --no-children
 compare_text "g.data: -q --header: no header either" "$TMP/g.data" -q --header -g none --no-children
 compare_text "g.data: -U -g graph,0: ld.so's and [unknown] frames left out" "$TMP/g.data" -U -g graph,0
 
@@ -230,7 +233,7 @@ if [ -s "$TMP/grp.data" ]; then
 	compare_full "grp.data: --show-total-period -n, a Period column per member" "$TMP/grp.data" \
 		--show-total-period -n --no-children -g none
 	compare_text "grp.data: -t '|' -n --show-total-period: a member's values joined by blanks, padded" \
-		"$TMP/grp.data" -t '|' -n --show-total-period -g none
+		"$TMP/grp.data" -t '|' -n --show-total-period -g none --no-children
 	compare_text "grp.data: -q --no-children" "$TMP/grp.data" -q --no-children -g none
 	for args in "" "--no-children" "--no-children -g fractal" "-g callee" "--percent-limit 2"; do
 		# shellcheck disable=SC2086
