@@ -27,7 +27,10 @@ static const char usage_text[] =
 	"\n"
 	"  -i, --input FILE       perf.data to read (default perf.data; - for standard input)\n"
 	"      --stdio            text output (the default and only interface)\n"
-	"  -s, --sort KEYS        comm,pid,tid,dso,sym,srcline,cpu,symoff,parent,mem,snoop,tlb,lock\n"
+	"  -s, --sort KEYS        comm,pid,tid,dso,sym,srcline,srcfile,cpu,symoff,parent,time,\n"
+	"                         dso_size,mem,snoop,tlb,lock\n"
+	"      --time-quantum Q   the time key's step (N[ns|us|ms|s], default 100ms); --ns: its\n"
+	"                         times to the nanosecond\n"
 	"      --children         add a Children column (default when call chains exist)\n"
 	"      --no-children      only Self\n"
 	"  -g, --call-graph SPEC  graph|fractal|flat|folded|caller|callee|none[,THRESHOLD[,ORDER]]\n"
@@ -64,6 +67,8 @@ static const char usage_text[] =
 struct report_cli {
 	const char *input, *sort, *format, *output;
 	const char *field_sep;          /* -t */
+	uint64_t time_quantum;          /* --time-quantum in ns, 0: 100 ms */
+	int time_ns;                    /* --ns */
 	int quiet;                      /* -q */
 	int children;                   /* -1 default */
 	int group;                      /* 0 perf's default, 1 --group, -1 --no-group */
@@ -117,6 +122,31 @@ static int parse_cg(struct report_cli *o, const char *spec)
 		}
 	}
 	return 0;
+}
+
+/* perf's --time-quantum: a whole number of ns, us, ms or s (ns without a unit), not 0. */
+static int parse_time_quantum(const char *s, uint64_t *out)
+{
+	static const struct { const char *unit; uint64_t ns; } units[] = {
+		{ "", 1 }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+	};
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (end == s || errno || !v || *s == '-')
+		return -EINVAL;
+	while (*end == ' ')
+		end++;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit)) {
+			if (v > UINT64_MAX / units[i].ns)
+				return -EINVAL;
+			*out = v * units[i].ns;
+			return 0;
+		}
+	return -EINVAL;
 }
 
 static const char *argval(int argc, char **argv, int *i, const char *name)
@@ -248,6 +278,13 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 			o->group = 1;
 		} else if (!strcmp(a, "--no-group")) {
 			o->group = -1;
+		} else if ((v = argval(argc, argv, &i, "--time-quantum"))) {
+			if (parse_time_quantum(v, &o->time_quantum)) {
+				cli_error("cannot parse time quantum '%s' (N[ns|us|ms|s], not 0)", v);
+				return -EINVAL;
+			}
+		} else if (!strcmp(a, "--ns")) {
+			o->time_ns = 1;
 		} else if ((v = argval(argc, argv, &i, "--symfs"))) {
 			o->symbols.symfs = v;
 		} else if ((v = argval(argc, argv, &i, "--kallsyms"))) {
@@ -271,7 +308,7 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 	return 0;
 }
 
-/* 1 if the --sort list names srcline (perf takes unique prefixes, "src" up). */
+/* 1 if the --sort list names srcline or srcfile (perf takes unique prefixes: "src" is srcline). */
 static int sort_has_srcline(const char *sort)
 {
 	const char *p = sort;
@@ -279,7 +316,7 @@ static int sort_has_srcline(const char *sort)
 	while (p && *p) {
 		size_t n = strcspn(p, ",");
 
-		if (n >= 3 && n <= 7 && !strncmp(p, "srcline", n))
+		if (n >= 3 && n <= 7 && (!strncmp(p, "srcline", n) || (n >= 4 && !strncmp(p, "srcfile", n))))
 			return 1;
 		p += n;
 		if (*p == ',')
@@ -446,6 +483,7 @@ int cmd_report(int argc, char **argv)
 			.add_filtered = !o.relative,
 			.group = o.group, .threads = o.threads,
 			.field_sep = o.field_sep, .quiet = o.quiet,
+			.time_quantum = o.time_quantum, .time_ns = o.time_ns,
 		};
 		struct pk_report *r = NULL;
 

@@ -36,7 +36,7 @@ enum pk_callgraph_order {
 struct pk_report_opts {
 	size_t sz;
 	const char *sort;            /* "comm,dso,sym" (perf's default); also pid, tid, srcline, cpu,
-	                                symoff, parent, mem, snoop, tlb, lock, overhead-ish keys */
+	                                symoff, parent, time, srcfile, dso_size, mem, snoop, tlb, lock */
 	int children;                /* -1: perf's default (children when call chains exist), 0, 1 */
 	enum pk_callgraph_mode cg_mode;
 	enum pk_callgraph_order cg_order;
@@ -64,6 +64,8 @@ struct pk_report_opts {
 	                                (no rulers; its first character in a key's text becomes
 	                                '.'; folded chains joined by it); NULL or "": aligned */
 	int quiet;                   /* -q: no '#' lines but the hidden columns' names */
+	uint64_t time_quantum;       /* the time key's step in ns (--time-quantum), 0: perf's 100 ms */
+	int time_ns;                 /* --ns: the time key to the nanosecond (else the microsecond) */
 };
 
 struct pk_report;

@@ -98,7 +98,8 @@ uint32_t rp_strtab_id_ptr(struct rp_strtab *t, const char *s);
 
 enum rp_key_id {
 	RP_K_COMM, RP_K_PID, RP_K_TID, RP_K_DSO, RP_K_SYM, RP_K_SRCLINE, RP_K_CPU, RP_K_SYMOFF,
-	RP_K_PARENT, RP_K_MEM, RP_K_SNOOP, RP_K_TLB, RP_K_LOCK,
+	RP_K_PARENT, RP_K_TIME, RP_K_SRCFILE, RP_K_DSO_SIZE,
+	RP_K_MEM, RP_K_SNOOP, RP_K_TLB, RP_K_LOCK,  /* mem_id[] in this order: keep them last */
 };
 
 struct rp_keydef {
@@ -134,7 +135,9 @@ struct rp_entry {
 	uint64_t nr_self, nr_acc;   /* samples */
 	/* display */
 	uint32_t evsel;
-	uint32_t comm_id, dso_id, parent_id, srcline_id, mem_id[4];
+	uint32_t comm_id, dso_id, parent_id, srcline_id, srcfile_id, mem_id[4];
+	uint64_t time;              /* the time key's value: the sample's time, rounded down to the quantum */
+	uint64_t dso_size;          /* the dso_size key's value: the map's size, 0 without a map */
 	int32_t pid, tid;
 	int32_t cpu;
 	char level;
@@ -299,6 +302,7 @@ int rp_key_collapse_cmp(const struct pk_report *r, const struct rp_keydef *k,
 int rp_entry_collapse_cmp(const struct pk_report *r, const struct rp_entry *a, const struct rp_entry *b);
 /* Column width perf would use for key @k, given the entries of one event. */
 size_t rp_key_width(const struct pk_report *r, const struct rp_keydef *k, const struct rp_entry *e);
+/* The key's values are right-aligned in their column (perf's "%*d"). */
 int rp_key_right_align(const struct rp_keydef *k);
 
 /* hist.c */

@@ -146,10 +146,13 @@ void rp_print_keys(struct pk_report *r, const struct rp_entry *e, const size_t *
 			continue;
 		rp_key_text(r, r->keys[k], e, buf, sizeof(buf));
 		/* perf pads a column to its width only when it is not the last one, and
-		 * sym, symoff and srcline's own formats do not pad */
+		 * the own formats of sym, symoff, srcline, srcfile and time do not pad */
 		if (k + 1 == r->nr_keys && (r->keys[k]->id == RP_K_SYM || r->keys[k]->id == RP_K_SYMOFF ||
-					    r->keys[k]->id == RP_K_SRCLINE))
+					    r->keys[k]->id == RP_K_SRCLINE || r->keys[k]->id == RP_K_SRCFILE ||
+					    r->keys[k]->id == RP_K_TIME))
 			snprintf(cell, sizeof(cell), "%s", buf);
+		else if (rp_key_right_align(r->keys[k]))
+			snprintf(cell, sizeof(cell), "%*s", (int)width[k], buf);
 		else if (r->keys[k]->id == RP_K_COMM)   /* perf cuts a comm wider than the column */
 			snprintf(cell, sizeof(cell), "%-*.*s", (int)width[k], (int)width[k], buf);
 		else

@@ -2,8 +2,9 @@
  * The --sort keys of perf report: what each key groups by, the text and
  * column title perf prints for it, its column width and its tie order.
  * Keys: comm, pid (and tid, the same: perf groups by thread), dso, sym,
- * srcline, cpu, symoff, parent, and the memory keys mem, snoop, tlb, lock
- * (texts from pk_mem_*_str).
+ * srcline, cpu, symoff, parent, time (the sample's time rounded down to
+ * --time-quantum), srcfile (srcline's file), dso_size (the map's size), and
+ * the memory keys mem, snoop, tlb, lock (texts from pk_mem_*_str).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -23,6 +24,9 @@ static const struct rp_keydef keydefs[] = {
 	{ "cpu", "CPU", RP_K_CPU },
 	{ "symoff", "Symbol+Offset", RP_K_SYMOFF },
 	{ "parent", "Parent symbol", RP_K_PARENT },
+	{ "srcfile", "Source File", RP_K_SRCFILE },
+	{ "dso_size", "DSO size", RP_K_DSO_SIZE },
+	{ "time", "Time", RP_K_TIME },
 	{ "mem", "Memory access", RP_K_MEM },
 	{ "snoop", "Snoop", RP_K_SNOOP },
 	{ "tlb", "Data TLB access", RP_K_TLB },
@@ -59,14 +63,18 @@ static uint64_t rp_unres_ip(const struct rp_keyctx *c)
 	return (c->self && c->loc->map) ? c->loc->addr : c->loc->ip;
 }
 
-static uint32_t rp_srcline_id(struct pk_report *r, const struct pk_location *l)
+/*
+ * The srcline text of @l ("file.c:12", or "sym+off", "dso[addr]" without
+ * line info), or with @file_only the srcfile one ("file.c", or "").
+ */
+static uint32_t rp_srcline_id(struct pk_report *r, const struct pk_location *l, int file_only)
 {
 	struct pk_srcline sl[8];
 	char buf[512];
 	uint32_t *v, id;
 	int n = 0, found;
 
-	v = rp_map_find(&r->srcline_cache, (uintptr_t)l->dso, l->addr, 0);
+	v = rp_map_find(&r->srcline_cache, (uintptr_t)l->dso, l->addr, (uint64_t)file_only);
 	if (v)
 		return *v;
 	if (r->syms && l->dso)
@@ -74,7 +82,10 @@ static uint32_t rp_srcline_id(struct pk_report *r, const struct pk_location *l)
 	if (n > 0 && sl[0].file) {
 		const char *base = strrchr(sl[0].file, '/');
 
-		snprintf(buf, sizeof(buf), "%s:%" PRIu32, base ? base + 1 : sl[0].file, sl[0].line);
+		snprintf(buf, sizeof(buf), file_only ? "%s" : "%s:%" PRIu32, base ? base + 1 : sl[0].file,
+			 sl[0].line);
+	} else if (file_only) {
+		buf[0] = '\0';
 	} else if (l->sym) {
 		snprintf(buf, sizeof(buf), "%s+%" PRIu64, l->sym->name, l->symoff);
 	} else {
@@ -82,7 +93,8 @@ static uint32_t rp_srcline_id(struct pk_report *r, const struct pk_location *l)
 			 l->addr);
 	}
 	id = rp_strtab_id(&r->strs, buf);
-	if (id != UINT32_MAX && !rp_map_get(&r->srcline_cache, (uintptr_t)l->dso, l->addr, 0, &found, id))
+	if (id != UINT32_MAX &&
+	    !rp_map_get(&r->srcline_cache, (uintptr_t)l->dso, l->addr, (uint64_t)file_only, &found, id))
 		return UINT32_MAX;
 	return id;
 }
@@ -141,10 +153,20 @@ int rp_key_compute(struct pk_report *r, const struct rp_keydef *k, const struct 
 		}
 		break;
 	case RP_K_SRCLINE:
-		id = rp_srcline_id(r, l);
+	case RP_K_SRCFILE:
+		id = rp_srcline_id(r, l, k->id == RP_K_SRCFILE);
 		if (id == UINT32_MAX)
 			return -ENOMEM;
 		out[0] = id;
+		break;
+	case RP_K_TIME: {
+		uint64_t q = r->o.time_quantum ? r->o.time_quantum : 100000000;
+
+		out[0] = (c->rs->s->present & PERF_SAMPLE_TIME) ? c->rs->s->time / q * q : 0;
+		break;
+	}
+	case RP_K_DSO_SIZE:
+		out[0] = l->map ? l->map->end - l->map->start : 0;
 		break;
 	case RP_K_CPU:
 		out[0] = (c->rs->s->present & PERF_SAMPLE_CPU) ? c->rs->s->cpu : UINT32_MAX;
@@ -201,6 +223,12 @@ int rp_entry_display(struct pk_report *r, struct rp_entry *e, const struct rp_ke
 
 		if (k == RP_K_SRCLINE)
 			e->srcline_id = (uint32_t)e->key[1 + 2 * i];
+		else if (k == RP_K_SRCFILE)
+			e->srcfile_id = (uint32_t)e->key[1 + 2 * i];
+		else if (k == RP_K_TIME)
+			e->time = e->key[1 + 2 * i];
+		else if (k == RP_K_DSO_SIZE)
+			e->dso_size = e->key[1 + 2 * i];
 		else if (k >= RP_K_MEM)
 			e->mem_id[k - RP_K_MEM] = (uint32_t)e->key[1 + 2 * i];
 	}
@@ -218,6 +246,8 @@ static const char *rp_key_str(const struct pk_report *r, const struct rp_keydef 
 		return e->dso_id ? r->strs.str[e->dso_id] : "[unknown]";
 	case RP_K_SRCLINE:
 		return r->strs.str[e->srcline_id];
+	case RP_K_SRCFILE:
+		return r->strs.str[e->srcfile_id];
 	case RP_K_PARENT:
 		return e->parent_id ? r->strs.str[e->parent_id] : "[other]";
 	case RP_K_MEM:
@@ -257,6 +287,17 @@ size_t rp_key_text(const struct pk_report *r, const struct rp_keydef *k, const s
 	case RP_K_CPU:
 		n = snprintf(buf, sz, "%*.*d", 3, 3, e->cpu);
 		break;
+	case RP_K_TIME:         /* perf's "%-.*s": cut to the column's fixed width */
+		n = snprintf(buf, sz, r->o.time_ns ? "%" PRIu64 ".%09" PRIu64 : "%" PRIu64 ".%06" PRIu64,
+			     e->time / 1000000000, r->o.time_ns ? e->time % 1000000000 : e->time % 1000000000 / 1000);
+		if (n > (int)rp_key_width(r, k, e))
+			n = (int)rp_key_width(r, k, e);
+		if ((size_t)n < sz)
+			buf[n] = '\0';
+		break;
+	case RP_K_DSO_SIZE:
+		n = e->dso_size ? snprintf(buf, sz, "%" PRIu64, e->dso_size) : snprintf(buf, sz, "unknown");
+		break;
 	default:
 		n = snprintf(buf, sz, "%s", str);
 		break;
@@ -287,6 +328,10 @@ int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struc
 		return (a->tid > b->tid) - (a->tid < b->tid);
 	case RP_K_CPU:
 		return (a->cpu > b->cpu) - (a->cpu < b->cpu);
+	case RP_K_TIME:
+		return (a->time > b->time) - (a->time < b->time);
+	case RP_K_DSO_SIZE:     /* perf's _sort__dso_size_cmp the other way round: largest first */
+		return (a->dso_size < b->dso_size) - (a->dso_size > b->dso_size);
 	case RP_K_COMM:         /* the string table holds each text once */
 		return a->comm_id == b->comm_id ? 0 : strcmp(r->strs.str[a->comm_id], r->strs.str[b->comm_id]);
 	case RP_K_DSO:
@@ -383,6 +428,10 @@ size_t rp_key_width(const struct pk_report *r, const struct rp_keydef *k, const 
 		return strlen(str);
 	case RP_K_CPU:
 		return 3;
+	case RP_K_TIME:         /* perf's fixed column */
+		return r->o.time_ns ? 16 : 12;
+	case RP_K_DSO_SIZE:     /* the title's width ("%*d" overflows it) */
+		return 0;
 	case RP_K_MEM:
 		return 24;
 	case RP_K_SNOOP:
@@ -398,6 +447,5 @@ size_t rp_key_width(const struct pk_report *r, const struct rp_keydef *k, const 
 
 int rp_key_right_align(const struct rp_keydef *k)
 {
-	(void)k;
-	return 0;
+	return k->id == RP_K_DSO_SIZE;
 }

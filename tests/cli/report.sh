@@ -141,6 +141,9 @@ if [ -f "$f" ]; then
 	compare_text "-U on contentsize.data (unresolved kernel frames): children and graphs as perf" "$f" -U -g graph,0
 	compare_text "-U --no-children on contentsize.data" "$f" -U --no-children -g graph,0
 fi
+f="$DATA/quipper/perf.data.ctx_switch_namespaces-4.14"
+# times of a machine up for days: perf cuts them to the column ("1056482.2000")
+[ -f "$f" ] && compare_full "-s time on ctx_switch_namespaces-4.14: long times cut to 12 columns" "$f" -s time --no-children
 f="$DATA/perfparser/vector_static_gcc_perf.data"
 if [ -f "$f" ]; then        # every sampled ip unresolved
 	"$PERFKIT" report --stdio -U -i "$f" >"$TMP/pk.out" 2>"$TMP/e"
@@ -186,6 +189,18 @@ compare_text "g.data: -t '': aligned as without -t" "$TMP/g.data" -t '' -g none 
 compare_text "g.data: -q: the entries and call graphs, no '#' lines" "$TMP/g.data" -q --no-children
 compare_text "g.data: -q --header: no header either" "$TMP/g.data" -q --header -g none --no-children
 compare_text "g.data: -U -g graph,0: ld.so's and [unknown] frames left out" "$TMP/g.data" -U -g graph,0
+# sort keys time (rounded down to --time-quantum, 12 columns or 16 with --ns), srcfile (srcline's
+# file; ld.so's lines differ: perf reads its own, perfkit the debug file's), dso_size (right-aligned)
+compare_text "g.data: -s time --time-quantum 10ms" "$TMP/g.data" -s time --time-quantum 10ms --no-children
+compare_text "g.data: -s comm,time --ns --time-quantum 20000us" "$TMP/g.data" \
+	-s comm,time --ns --time-quantum 20000us --no-children -g none
+compare_text "g.data: -s srcfile,sym" "$TMP/g.data" -s srcfile,sym --dsos 'pk-workload,[kernel.kallsyms]' --no-children
+compare_text "g.data: -s sym,srcfile -g none" "$TMP/g.data" -s sym,srcfile --dsos 'pk-workload,[kernel.kallsyms]' --no-children -g none
+compare_text "g.data: -s dso_size,dso" "$TMP/g.data" -s dso_size,dso --no-children -g none
+compare_text "g.data: -s dso,dso_size -t ," "$TMP/g.data" -s dso,dso_size -t , --no-children
+"$PERFKIT" report --stdio --time-quantum 0 -i "$TMP/g.data" >/dev/null 2>"$TMP/e"
+is "$?" 2 "--time-quantum 0: exit status 2"
+grep -q "cannot parse time quantum '0'" "$TMP/e"; ok $? "--time-quantum 0: says so"
 
 # The default report (children, graph,0.5,caller) and --no-children (callee): whole text.
 for args in "" "--no-children" "--no-children -g fractal" "--no-children -g flat" \
