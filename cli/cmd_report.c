@@ -29,6 +29,9 @@ static const char usage_text[] =
 	"      --stdio            text output (the default and only interface)\n"
 	"  -s, --sort KEYS        comm,pid,tid,dso,sym,srcline,srcfile,cpu,symoff,parent,time,\n"
 	"                         dso_size,mem,snoop,tlb,lock\n"
+	"  -F, --fields LIST      the columns, in order: overhead, overhead_children, sample,\n"
+	"                         period and sort keys; they order the output after --sort's\n"
+	"                         keys; +sample,period: added to the default columns\n"
 	"      --time-quantum Q   the time key's step (N[ns|us|ms|s], default 100ms); --ns: its\n"
 	"                         times to the nanosecond\n"
 	"      --children         add a Children column (default when call chains exist)\n"
@@ -66,6 +69,7 @@ static const char usage_text[] =
 
 struct report_cli {
 	const char *input, *sort, *format, *output;
+	const char *fields;             /* -F */
 	const char *field_sep;          /* -t */
 	uint64_t time_quantum;          /* --time-quantum in ns, 0: 100 ms */
 	int time_ns;                    /* --ns */
@@ -183,6 +187,8 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 			return -EINVAL;
 		} else if ((v = argval(argc, argv, &i, "-s")) || (v = argval(argc, argv, &i, "--sort"))) {
 			o->sort = v;
+		} else if ((v = argval(argc, argv, &i, "-F")) || (v = argval(argc, argv, &i, "--fields"))) {
+			o->fields = v;
 		} else if (!strcmp(a, "--children")) {
 			o->children = 1;
 		} else if (!strcmp(a, "--no-children")) {
@@ -483,7 +489,7 @@ int cmd_report(int argc, char **argv)
 			.add_filtered = !o.relative,
 			.group = o.group, .threads = o.threads,
 			.field_sep = o.field_sep, .quiet = o.quiet,
-			.time_quantum = o.time_quantum, .time_ns = o.time_ns,
+			.time_quantum = o.time_quantum, .time_ns = o.time_ns, .fields = o.fields,
 		};
 		struct pk_report *r = NULL;
 

@@ -131,11 +131,6 @@ static const struct rp_entry *rp_row_rep(const uint32_t *row)
 	return NULL;
 }
 
-static int rp_u64_desc(uint64_t a, uint64_t b)
-{
-	return a == b ? 0 : (a > b ? -1 : 1);
-}
-
 /* perf's insertion order: the leader's collapsed tree, by the sort keys alone */
 static int rp_row_collapse_order(const void *pa, const void *pb)
 {
@@ -143,39 +138,21 @@ static int rp_row_collapse_order(const void *pa, const void *pb)
 				     rp_row_rep(&gs.rows[*(const uint32_t *)pb * gs.nr]));
 }
 
+/* The entries of a row, NULL where a member has none. */
+static void rp_row_ents(const uint32_t *row, const struct rp_entry **ents)
+{
+	for (uint32_t k = 0; k < gs.nr; k++)
+		ents[k] = rp_row_ent(row, k);
+}
+
 /* perf's hist_entry__sort() of two rows, negated: < 0 when row @ia prints first */
 static int rp_row_before(uint32_t ia, uint32_t ib, void *ctx)
 {
-	const struct pk_report *r = gs.r;
-	const uint32_t *ra = &gs.rows[ia * gs.nr];
-	const uint32_t *rb = &gs.rows[ib * gs.nr];
-	const struct rp_entry *la = rp_row_ent(ra, 0), *lb = rp_row_ent(rb, 0);
-	const struct rp_entry *a = rp_row_rep(ra), *b = rp_row_rep(rb);
-	int c;
+	const struct rp_entry *a[64], *b[64];
 
-	if (r->children) {
-		/* Children compares the leader only (perf's __hpp__sort_acc) */
-		if ((c = rp_u64_desc(la ? la->acc : 0, lb ? lb->acc : 0)))
-			return c;
-		if (r->use_callchain && a->pid == b->pid && a->tid == b->tid) {
-			uint32_t da = la ? la->max_depth : 0, db = lb ? lb->max_depth : 0;
-
-			if (da != db) {
-				c = da > db ? -1 : 1;
-				return r->cg_order == PK_CG_CALLEE ? -c : c;
-			}
-		}
-	}
-	for (uint32_t k = 0; k < gs.nr; k++) {
-		const struct rp_entry *ea = rp_row_ent(ra, k), *eb = rp_row_ent(rb, k);
-
-		if ((c = rp_u64_desc(ea ? ea->self : 0, eb ? eb->self : 0)))
-			return c;
-	}
-	for (int i = 0; i < r->nr_keys; i++)
-		if (!r->elided[i] && (c = rp_key_cmp(r, r->keys[i], a, b)))
-			return c;
-	return 0;
+	rp_row_ents(&gs.rows[ia * gs.nr], a);
+	rp_row_ents(&gs.rows[ib * gs.nr], b);
+	return rp_rows_before(gs.r, a, b, gs.nr);
 }
 
 /*
@@ -260,6 +237,7 @@ int rp_group_print(struct pk_report *r, struct pk_session *ss, uint32_t leader,
 		graph_total[k] = t.graph_period;
 		count += total[k];
 	}
+	rp_layout(r);
 	if ((err = rp_group_rows(r, leader, nr, &rows, &order, &n)))
 		return err;
 	reps = malloc((n ? n : 1) * sizeof(*reps));
@@ -290,11 +268,8 @@ int rp_group_print(struct pk_report *r, struct pk_session *ss, uint32_t leader,
 			continue;
 		const struct rp_entry *ents[64];
 
-		for (uint32_t k = 0; k < nr; k++)
-			ents[k] = rp_row_ent(row, k);
-		rp_print_values(r, ents, nr, total, out);
-		rp_print_keys(r, &r->ent[reps[i]], width, out);
-		fputc('\n', out);
+		rp_row_ents(row, ents);
+		rp_print_row(r, ents, nr, total, &r->ent[reps[i]], width, out);
 		if (r->use_callchain && pair_order && le &&
 		    (err = rp_callgraph_print(r, le, pair_order, graph_total[0], total[0], out)))
 			break;

@@ -16,45 +16,43 @@
 #include <perfkit/session.h>
 #include "internal.h"
 
-static int rp_parse_sort(struct pk_report *r, const char *sort, struct pk_diag *d)
+/* --sort and -F into items; perf's default sort keys unless -F LIST or --sort gives some. */
+static int rp_parse_columns(struct pk_report *r, struct pk_diag *d)
 {
-	char buf[512], *save = NULL, *tok;
+	const char *f = r->o.fields && *r->o.fields ? r->o.fields : NULL;
+	const struct rp_item *first;
+	int err = 0;
 
-	snprintf(buf, sizeof(buf), "%s", sort);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		const struct rp_keydef *k;
-
-		while (*tok == ' ')
-			tok++;
-		if (!strcmp(tok, "overhead") || !strcmp(tok, "overhead_children") ||
-		    !strcmp(tok, "sample") || !strcmp(tok, "period"))
-			continue;
-		k = rp_keydef_find(tok);
-		if (!k)
-			return pk_diag_fail(d, -EINVAL, "unknown --sort key: '%s'", tok);
-		if (r->nr_keys == RP_MAX_KEYS)
-			return pk_diag_fail(d, -EINVAL, "too many --sort keys (at most %d)", RP_MAX_KEYS);
-		for (int i = 0; i < r->nr_keys; i++)
-			if (r->keys[i]->id == k->id)
-				goto next;
-		r->keys[r->nr_keys++] = k;
-		if (k->id == RP_K_SYM || k->id == RP_K_SYMOFF)
-			r->has_sym_key = 1;
-		if (k->id == RP_K_PARENT)
-			r->has_parent_key = 1;
-		if (k->id == RP_K_SRCLINE)
-			r->has_srcline_key = 1;
-next:;
+	r->fields_strict = f && *f != '+';
+	if (r->o.sort && *r->o.sort)
+		err = rp_items_parse(r, r->o.sort, "--sort", r->sort_items, &r->nr_sort_items, d);
+	if (!err && f)
+		err = rp_items_parse(r, f, "-F", r->field_items, &r->nr_field_items, d);
+	if (!err && f && !r->fields_strict) {   /* "+sample,period": -n, --show-total-period */
+		for (int i = 0; i < r->nr_field_items; i++) {
+			if (r->field_items[i].kind == RP_I_SAMPLES)
+				r->o.show_nr_samples = 1;
+			else if (r->field_items[i].kind == RP_I_PERIOD)
+				r->o.show_total_period = 1;
+			else
+				return pk_diag_fail(d, -EINVAL, "-F '%s': only sample and period add to the default columns",
+						    f);
+		}
 	}
-	if (!r->nr_keys)
-		return pk_diag_fail(d, -EINVAL, "no --sort keys in '%s'", sort);
+	if (!err && !r->nr_sort_items && !r->fields_strict)
+		err = rp_items_parse(r, "comm,dso,sym", "--sort", r->sort_items, &r->nr_sort_items, d);
+	if (err)
+		return err;
+	/* perf skips the first call-chain line when the sort order starts with sym */
+	first = r->nr_sort_items ? &r->sort_items[0] : r->nr_field_items ? &r->field_items[0] : NULL;
+	r->sort_starts_sym = first && first->kind == RP_I_KEY && r->o.sort &&
+			     (r->keys[first->key]->id == RP_K_SYM || r->keys[first->key]->id == RP_K_SYMOFF);
 	return 0;
 }
 
 int pk_report_new(const struct pk_report_opts *opts, struct pk_report **out, struct pk_diag *d)
 {
 	struct pk_report *r = calloc(1, sizeof(*r));
-	const char *sort;
 	int err;
 
 	*out = NULL;
@@ -70,12 +68,9 @@ int pk_report_new(const struct pk_report_opts *opts, struct pk_report **out, str
 	}
 	if (r->o.field_sep && !*r->o.field_sep)
 		r->o.field_sep = NULL;          /* perf: -t '' aligns */
-	sort = r->o.sort && *r->o.sort ? r->o.sort : "comm,dso,sym";
-	/* perf skips the first call-chain line when the sort order starts with sym */
-	r->sort_starts_sym = r->o.sort && !strncmp(r->o.sort, "sym", 3);
 	if (r->o.cg_threshold < 0)
 		r->o.cg_threshold = 0.5;
-	err = rp_parse_sort(r, sort, d);
+	err = rp_parse_columns(r, d);
 	if (!err && r->has_parent_key) {
 		const char *re = r->o.parent_regex ? r->o.parent_regex : "^sys_|^do_page_fault";
 
@@ -448,27 +443,8 @@ static int rp_entry_before(uint32_t ia, uint32_t ib, void *ctx)
 {
 	const struct pk_report *r = ctx;
 	const struct rp_entry *a = &r->ent[ia], *b = &r->ent[ib];
-	int c;
 
-	if (r->children && a->acc != b->acc)
-		return a->acc > b->acc ? -1 : 1;
-	/* perf puts a caller above its callee when Children ties (same thread only) */
-	if (r->children && r->use_callchain && a->pid == b->pid && a->tid == b->tid &&
-	    a->max_depth != b->max_depth) {
-		int c2 = a->max_depth > b->max_depth ? -1 : 1;
-
-		return r->cg_order == PK_CG_CALLEE ? -c2 : c2;
-	}
-	if (a->self != b->self)
-		return a->self > b->self ? -1 : 1;
-	for (int i = 0; i < r->nr_keys; i++) {
-		if (r->elided[i])       /* perf's output sort skips a hidden column (elide.c) */
-			continue;
-		c = rp_key_cmp(r, r->keys[i], a, b);
-		if (c)
-			return c;
-	}
-	return 0;
+	return rp_rows_before(r, &a, &b, 1);
 }
 
 uint32_t *rp_sorted_entries(struct pk_report *r, uint32_t evsel, size_t *n)
@@ -479,6 +455,7 @@ uint32_t *rp_sorted_entries(struct pk_report *r, uint32_t evsel, size_t *n)
 	*n = 0;
 	if (!v)
 		return NULL;
+	rp_layout(r);
 	for (size_t i = 0; i < r->nr_ent; i++)
 		if (r->ent[i].evsel == evsel)
 			v[k++] = (uint32_t)i;

@@ -215,6 +215,14 @@ struct rp_memo {
 
 struct rp_pipeline;
 
+/* A column of the report, or an item of its output sort (columns.c): a value or sort key @key. */
+enum rp_item_kind { RP_I_CHILDREN, RP_I_SELF, RP_I_SAMPLES, RP_I_PERIOD, RP_I_KEY };
+struct rp_item {
+	uint8_t kind;
+	uint8_t key;                /* RP_I_KEY: index into keys[] */
+};
+#define RP_MAX_ITEMS (RP_MAX_KEYS + 4)
+
 struct pk_report {
 	struct pk_report_opts o;
 	const struct rp_keydef *keys[RP_MAX_KEYS];
@@ -275,6 +283,12 @@ struct pk_report {
 	int grp_view;               /* print a group as one block */
 	int grp_forced;             /* --group without GROUP_DESC: all under the first event */
 	uint8_t elided[RP_MAX_KEYS];   /* the key's column is hidden (elide.c) */
+	/* --sort and -F items as given, and the columns and output sort built from them (columns.c) */
+	struct rp_item sort_items[RP_MAX_ITEMS], field_items[RP_MAX_ITEMS];
+	int nr_sort_items, nr_field_items;
+	int fields_strict;          /* -F LIST (not "+..."): LIST is the columns */
+	struct rp_item cols[RP_MAX_ITEMS], sorts[RP_MAX_ITEMS];
+	int nr_cols, nr_sorts;
 	const char *time_range;     /* the session's --time, named in the titles (set when printing) */
 };
 
@@ -374,17 +388,24 @@ int rp_pipeline_stop(struct pk_report *r);
 void rp_print_title(struct pk_report *r, FILE *out, uint64_t nr_samples, int plural, const char *name);
 /* Column widths of the sort keys over entries @ents. */
 void rp_key_widths(struct pk_report *r, const uint32_t *ents, size_t n, size_t *width);
-/* Column titles and dot rulers; @nr: events per percentage column (1, or a group's members). */
-void rp_print_columns(struct pk_report *r, const size_t *width, int nr, FILE *out);
+
+/* columns.c */
+/* Add the items of the comma-separated @list (@what: "--sort", "-F") to @items; keys join r->keys. */
+int rp_items_parse(struct pk_report *r, const char *list, const char *what, struct rp_item *items,
+		   int *n, struct pk_diag *d);
+/* Build r->cols and r->sorts (call once children is decided). */
+void rp_layout(struct pk_report *r);
 /*
- * The value columns of one entry line: Children and Self percentages of
- * @total, then Samples and Period as asked, one value per member of @nr
- * (@ents[k] NULL: none).
+ * perf's hist_entry__sort() of two rows of @nr members (@a[k] NULL: none),
+ * negated: < 0 when row @a prints first. One event: @nr 1.
  */
-void rp_print_values(struct pk_report *r, const struct rp_entry *const *ents, uint32_t nr,
-		     const uint64_t *total, FILE *out);
-/* The sort-key columns of one entry line. */
-void rp_print_keys(struct pk_report *r, const struct rp_entry *e, const size_t *width, FILE *out);
+int rp_rows_before(const struct pk_report *r, const struct rp_entry *const *a,
+		   const struct rp_entry *const *b, uint32_t nr);
+/* Column titles and dot rulers; @nr: events per value column (1, or a group's members). */
+void rp_print_columns(struct pk_report *r, const size_t *width, int nr, FILE *out);
+/* One entry line: values of @ents (percentages of @total), keys of @rep. */
+void rp_print_row(struct pk_report *r, const struct rp_entry *const *ents, uint32_t nr,
+		  const uint64_t *total, const struct rp_entry *rep, const size_t *width, FILE *out);
 
 /* What perf's histogram of one event totals. */
 struct rp_totals {

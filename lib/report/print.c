@@ -32,12 +32,6 @@ void rp_print_title(struct pk_report *r, FILE *out, uint64_t nr_samples, int plu
 	fputc('\n', out);
 }
 
-static void rp_dots(FILE *out, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		fputc('.', out);
-}
-
 void rp_key_widths(struct pk_report *r, const uint32_t *ents, size_t n, size_t *width)
 {
 	for (int k = 0; k < r->nr_keys; k++) {
@@ -55,114 +49,6 @@ void rp_key_widths(struct pk_report *r, const uint32_t *ents, size_t n, size_t *
 			if (w > width[k])
 				width[k] = w;
 		}
-	}
-}
-
-void rp_print_columns(struct pk_report *r, const size_t *width, int nr, FILE *out)
-{
-	/* a group shows one percentage (and sample count) per member under one title */
-	int pw = 8 * nr, sw = 12 * nr;
-	const char *sep = r->o.field_sep ? r->o.field_sep : "  ";
-
-	if (r->o.quiet)
-		return;
-	fputs("# ", out);
-	if (r->children)
-		fprintf(out, "%*s%s%*s", pw, "Children", sep, pw, "Self");
-	else
-		fprintf(out, "%*s", pw, "Overhead");
-	if (r->o.show_nr_samples)
-		fprintf(out, "%s%*s", sep, sw, "Samples");
-	if (r->o.show_total_period)
-		fprintf(out, "%s%*s", sep, sw, "Period");
-	for (int k = 0; k < r->nr_keys; k++)
-		if (!r->elided[k])
-			fprintf(out, "%s%-*s", sep, (int)width[k], r->keys[k]->header);
-	fputc('\n', out);
-	if (r->o.field_sep)             /* perf: no rulers between separated columns */
-		return;
-	fputs("# ", out);
-	rp_dots(out, (size_t)pw);
-	if (r->children) {
-		fputs("  ", out);
-		rp_dots(out, (size_t)pw);
-	}
-	for (int c = 0; c < r->o.show_nr_samples + r->o.show_total_period; c++) {
-		fputs("  ", out);
-		rp_dots(out, (size_t)sw);
-	}
-	for (int k = 0; k < r->nr_keys; k++) {
-		if (r->elided[k])
-			continue;
-		fputs("  ", out);
-		rp_dots(out, width[k]);
-	}
-	fputs("\n#\n", out);
-}
-
-void rp_print_values(struct pk_report *r, const struct rp_entry *const *ents, uint32_t nr,
-		     const uint64_t *total, FILE *out)
-{
-	const char *sep = r->o.field_sep;
-	char buf[2048];
-	int first = 1;
-
-	for (int col = r->children ? 0 : 1; col < 4; col++) {   /* Children, Self, Samples, Period */
-		size_t len = 0;
-
-		if ((col == 2 && !r->o.show_nr_samples) || (col == 3 && !r->o.show_total_period))
-			continue;
-		buf[0] = '\0';
-		for (uint32_t k = 0; k < nr && len < sizeof(buf); k++) {
-			const struct rp_entry *e = ents[k];
-			uint64_t v = !e ? 0 : col == 0 ? e->acc : col == 1 ? e->self :
-				     col == 2 ? e->nr_self : e->self;
-			double pct = total[k] ? (double)v * 100.0 / (double)total[k] : 0.0;
-
-			/*
-			 * perf's " %*.2f%%" and " %*" PRIu64 in columns of 8 and 12 per
-			 * member (a value wider keeps its blank); with a separator, of width 1
-			 */
-			if (col < 2)
-				len += (size_t)snprintf(buf + len, sizeof(buf) - len, sep ? " %.2f%%" : " %6.2f%%", pct);
-			else
-				len += (size_t)snprintf(buf + len, sizeof(buf) - len, sep ? " %" PRIu64 : "%12" PRIu64, v);
-		}
-		if (sep)        /* padded to the column's width: a key column always follows */
-			fprintf(out, "%s%-*s", first ? "" : sep, (col < 2 ? 8 : 12) * (int)nr, buf);
-		else
-			fprintf(out, "  %s", buf);
-		first = 0;
-	}
-}
-
-void rp_print_keys(struct pk_report *r, const struct rp_entry *e, const size_t *width, FILE *out)
-{
-	const char *sep = r->o.field_sep;
-	char buf[1024], cell[1536];
-
-	for (int k = 0; k < r->nr_keys; k++) {
-		if (r->elided[k])
-			continue;
-		rp_key_text(r, r->keys[k], e, buf, sizeof(buf));
-		/* perf pads a column to its width only when it is not the last one, and
-		 * the own formats of sym, symoff, srcline, srcfile and time do not pad */
-		if (k + 1 == r->nr_keys && (r->keys[k]->id == RP_K_SYM || r->keys[k]->id == RP_K_SYMOFF ||
-					    r->keys[k]->id == RP_K_SRCLINE || r->keys[k]->id == RP_K_SRCFILE ||
-					    r->keys[k]->id == RP_K_TIME))
-			snprintf(cell, sizeof(cell), "%s", buf);
-		else if (rp_key_right_align(r->keys[k]))
-			snprintf(cell, sizeof(cell), "%*s", (int)width[k], buf);
-		else if (r->keys[k]->id == RP_K_COMM)   /* perf cuts a comm wider than the column */
-			snprintf(cell, sizeof(cell), "%-*.*s", (int)width[k], (int)width[k], buf);
-		else
-			snprintf(cell, sizeof(cell), "%-*s", (int)width[k], buf);
-		if (sep) {      /* perf's repsep_snprintf: the separator's first character, padding too */
-			for (char *c = cell; (c = strchr(c, sep[0])); c++)
-				*c = '.';
-		}
-		fputs(sep ? sep : "  ", out);
-		fputs(cell, out);
 	}
 }
 
@@ -213,9 +99,7 @@ static int rp_print_event(struct pk_report *r, struct pk_session *ss, size_t idx
 
 		if (e->filtered || (r->children ? acc : self) < r->o.percent_limit)
 			continue;
-		rp_print_values(r, &e, 1, &total, out);
-		rp_print_keys(r, e, width, out);
-		fputc('\n', out);
+		rp_print_row(r, &e, 1, &total, e, width, out);
 		if (r->use_callchain && pair_order && rp_callgraph_print(r, e, pair_order, t.graph_period, total, out)) {
 			free(order);
 			return -ENOMEM;

@@ -198,6 +198,21 @@ compare_text "g.data: -s srcfile,sym" "$TMP/g.data" -s srcfile,sym --dsos 'pk-wo
 compare_text "g.data: -s sym,srcfile -g none" "$TMP/g.data" -s sym,srcfile --dsos 'pk-workload,[kernel.kallsyms]' --no-children -g none
 compare_text "g.data: -s dso_size,dso" "$TMP/g.data" -s dso_size,dso --no-children -g none
 compare_text "g.data: -s dso,dso_size -t ," "$TMP/g.data" -s dso,dso_size -t , --no-children
+# -F: the columns in that order, which order the output after --sort's items and group the
+# samples by their keys; Children without children prints N/A; --sort period groups by nothing
+compare_text "g.data: -F overhead,sym with call graphs" "$TMP/g.data" -F overhead,sym --no-children
+compare_text "g.data: -F sym,overhead,sample: sorted by symbol first" "$TMP/g.data" -F sym,overhead,sample --no-children -g none
+compare_text "g.data: -F overhead,sym -s dso: dso first, appended" "$TMP/g.data" -F overhead,sym -s dso --no-children -g none
+compare_text "g.data: -F overhead_children,overhead,sym --no-children: N/A" "$TMP/g.data" \
+	-F overhead_children,overhead,sym --no-children
+compare_text "g.data: -F dso,overhead_children,overhead (children)" "$TMP/g.data" -F dso,overhead_children,overhead -g none
+compare_text "g.data: -F overhead: one row" "$TMP/g.data" -F overhead --no-children -g none
+compare_text "g.data: -F +sample,period: -n --show-total-period" "$TMP/g.data" -F +sample,period --no-children -g none
+compare_text "g.data: -F sym,dso,overhead -t '|'" "$TMP/g.data" -F sym,dso,overhead -t '|' --no-children -g none
+compare_text "g.data: --sort period: one row with a Period column" "$TMP/g.data" -s period --no-children -g none
+"$PERFKIT" report --stdio -F overhead,+period -i "$TMP/g.data" >/dev/null 2>"$TMP/e"
+is "$?" 2 "-F overhead,+period: exit status 2 (perf: unknown key '+period')"
+grep -q "unknown -F key: '+period'" "$TMP/e"; ok $? "-F overhead,+period: names the key"
 "$PERFKIT" report --stdio --time-quantum 0 -i "$TMP/g.data" >/dev/null 2>"$TMP/e"
 is "$?" 2 "--time-quantum 0: exit status 2"
 grep -q "cannot parse time quantum '0'" "$TMP/e"; ok $? "--time-quantum 0: says so"
@@ -250,6 +265,10 @@ if [ -s "$TMP/grp.data" ]; then
 	compare_text "grp.data: -t '|' -n --show-total-period: a member's values joined by blanks, padded" \
 		"$TMP/grp.data" -t '|' -n --show-total-period -g none --no-children
 	compare_text "grp.data: -q --no-children" "$TMP/grp.data" -q --no-children -g none
+	compare_text "grp.data: -F sym,overhead,sample,period: a value per member" "$TMP/grp.data" \
+		-F sym,overhead,sample,period --no-children -g none
+	compare_text "grp.data: -F overhead_children,overhead,comm --no-children: N/A in a member's width" \
+		"$TMP/grp.data" -F overhead_children,overhead,comm --no-children -g none
 	for args in "" "--no-children" "--no-children -g fractal" "-g callee" "--percent-limit 2"; do
 		# shellcheck disable=SC2086
 		compare_body "group call graph text matches perf: report ${args:-(defaults)}" "$TMP/grp.data" $args
@@ -303,6 +322,8 @@ if [ -s "$TMP/mix.data" ]; then
 	compare_text "-t , --comm dd: separated columns without Command" "$f" -t , --comm dd
 	compare_text "-q --comm dd: only '# comm: dd' and the entries" "$f" -q --comm dd
 	compare_text "-q -n --no-children: no '#' lines at all" "$f" -q -n --no-children
+	compare_text "-F overhead,sym: symbols of every command merged" "$f" -F overhead,sym --no-children -g none
+	compare_text "-F comm,overhead" "$f" -F comm,overhead --no-children -g none
 	# relative percentages: the call graph's are still of every sample, its threshold of the kept ones
 	for args in "--no-children --comm dd --percentage relative" "--no-children --comm dd --percentage relative -g fractal" \
 		    "--no-children --comm dd"; do
