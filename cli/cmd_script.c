@@ -28,7 +28,7 @@ static void script_usage(FILE *f)
 		"\n"
 		"  -i, --input FILE        perf.data to read ('-' = standard input; default perf.data)\n"
 		"  -F, --fields LIST       comm,tid,pid,time,cpu,event,trace,ip,sym,symoff,dso,addr,\n"
-		"                          period,data_src,weight,phys_addr; TYPE:LIST, +field, -field\n"
+		"                          period,data_src,weight,phys_addr,srcline; TYPE:LIST, +field, -field\n"
 		"      --header            print the file's header information first\n"
 		"      --show-mmap-events  print MMAP/MMAP2 records\n"
 		"      --show-task-events  print COMM/FORK/EXIT records\n"
@@ -190,6 +190,8 @@ int cmd_script(int argc, char **argv)
 	cli_log_init(verbose);
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	opts.fields = fields;
+	if (fields && strstr(fields, "srcline"))        /* -F srcline: DWARF line tables */
+		sopts.symbols.want_srcline = 1;
 	pk_diag_init(&d);
 	ret = pk_session_open(input, &sopts, &ss, &d);
 	if (ret < 0) {

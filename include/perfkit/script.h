@@ -41,6 +41,7 @@ enum pk_script_field {
 	PK_SF_WEIGHT = 1u << 14,
 	PK_SF_PHYS_ADDR = 1u << 15,
 	PK_SF_INS_LAT = 1u << 16,
+	PK_SF_SRCLINE = 1u << 17,
 };
 
 struct pk_script_opts {

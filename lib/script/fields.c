@@ -21,7 +21,7 @@ static const struct {
 	{ "trace", PK_SF_TRACE }, { "ip", PK_SF_IP }, { "sym", PK_SF_SYM },
 	{ "symoff", PK_SF_SYMOFF }, { "dso", PK_SF_DSO }, { "addr", PK_SF_ADDR },
 	{ "period", PK_SF_PERIOD }, { "data_src", PK_SF_DATA_SRC }, { "weight", PK_SF_WEIGHT },
-	{ "phys_addr", PK_SF_PHYS_ADDR }, { "ins_lat", PK_SF_INS_LAT },
+	{ "phys_addr", PK_SF_PHYS_ADDR }, { "ins_lat", PK_SF_INS_LAT }, { "srcline", PK_SF_SRCLINE },
 };
 
 static const struct {

@@ -4,7 +4,7 @@
  *
  *   sample:  [comm] [pid/tid] [[cpu]] [time:] [period] [event:] [trace] [addr]
  *            [data_src] [weight] (' ' ip [sym[+0x off]] [(dso)] | '\n' call chain) [phys_addr] '\n'
- *   frame:   '\t' %16lx [' ' sym[+0xoff]] [' (' dso ')'] '\n'   (user frames print the
+ *   frame:   '\t' %16lx [' ' sym[+0xoff]] [' (' dso ')'] ['\n  ' srcline] '\n'   (user frames print the
  *            DSO-relative address, kernel and unmapped frames the raw one, like perf;
  *            an inline frame (--inline) prints " (inlined)" in place of the DSO)
  *   side band (sideband.c): the sample start fields, then "PERF_RECORD_<TYPE>...".
@@ -264,8 +264,36 @@ static void put_dso(struct pk_obuf *o, const struct pk_location *loc)
 	pk_obuf_putc(o, ')');
 }
 
-static void put_callchain(struct pk_obuf *o, uint32_t f, const struct pk_rsample *rs)
+/*
+ * perf's map__fprintf_srcline(): "\n  file.c:12" (the file's base name), or
+ * "\n  dso[addr]" without line information; nothing without a map.
+ */
+static void put_srcline(struct pk_script *sc, const struct pk_location *loc)
 {
+	struct pk_obuf *o = &sc->out;
+	struct pk_srcline sl[8];
+
+	if (!loc->map || !loc->dso)
+		return;
+	pk_obuf_write(o, "\n  ", 3);
+	if (pk_symbols_srcline(sc->syms, loc, sl, 8) > 0 && sl[0].file) {
+		const char *base = strrchr(sl[0].file, '/');
+
+		pk_obuf_puts(o, base ? base + 1 : sl[0].file);
+		pk_obuf_putc(o, ':');
+		pk_obuf_uint(o, sl[0].line, 0);
+	} else {
+		pk_obuf_puts(o, loc->dso->short_name ? loc->dso->short_name : loc->dso->name);
+		pk_obuf_putc(o, '[');
+		pk_obuf_hex(o, loc->addr, 0);
+		pk_obuf_putc(o, ']');
+	}
+}
+
+static void put_callchain(struct pk_script *sc, uint32_t f, const struct pk_rsample *rs)
+{
+	struct pk_obuf *o = &sc->out;
+
 	for (uint32_t i = 0; i < rs->nr_frames; i++) {
 		const struct pk_location *fr = &rs->frames[i];
 
@@ -289,6 +317,8 @@ static void put_callchain(struct pk_obuf *o, uint32_t f, const struct pk_rsample
 			put_dso(o, fr);
 		if (inl)
 			pk_obuf_write(o, " (inlined)", 10);
+		if (f & PK_SF_SRCLINE)
+			put_srcline(sc, fr);
 		pk_obuf_putc(o, '\n');
 	}
 }
@@ -390,7 +420,7 @@ int pk_script_sample(void *ctx, const struct pk_rsample *rs)
 	if (f & PK_SF_IP) {
 		if (has_cc && (s->present & PERF_SAMPLE_CALLCHAIN)) {
 			pk_obuf_putc(o, '\n');
-			put_callchain(o, f, rs);
+			put_callchain(sc, f, rs);
 		} else {
 			pk_obuf_putc(o, ' ');
 			pk_obuf_hex(o, s->ip, 16);
@@ -400,6 +430,8 @@ int pk_script_sample(void *ctx, const struct pk_rsample *rs)
 			}
 			if (f & PK_SF_DSO)
 				put_dso(o, &rs->self);
+			if (f & PK_SF_SRCLINE)
+				put_srcline(sc, &rs->self);
 		}
 	}
 	if (f & PK_SF_PHYS_ADDR)

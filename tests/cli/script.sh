@@ -67,6 +67,15 @@ compare() { # compare FILE NAME [perf script args...]
 	if [ ! -s "$TMP/p" ]; then skip "$name: perf printed nothing"; return; fi
 	same "$TMP/p" "$TMP/k" "$name"
 }
+# exact FILE NAME ARGS...: perfkit's text byte for byte perf's; skipped when perf prints no line
+# matching $NEED (default: any line)
+exact() {
+	local f=$1 name=$2; shift 2
+	perf script -i "$f" "$@" >"$TMP/p" 2>/dev/null
+	"$PERFKIT" script -i "$f" "$@" >"$TMP/k" 2>/dev/null
+	if ! grep -q -- "${NEED:-.}" "$TMP/p"; then skip "$name: perf printed no ${NEED:-line}"; return; fi
+	if diff "$TMP/p" "$TMP/k" >"$TMP/d"; then pass "$name"; else fail "$name" "$(head -6 "$TMP/d")"; fi
+}
 LONG=comm,tid,pid,time,cpu,event,ip,sym,symoff,dso,period
 
 if record -e cpu-clock -F 4999 -g --sample-cpu -o "$TMP/fp.data" -- "$W" --spin-ms 300; then
@@ -76,6 +85,11 @@ if record -e cpu-clock -F 4999 -g --sample-cpu -o "$TMP/fp.data" -- "$W" --spin-
 	compare "$TMP/fp.data" "fp call graph: --max-stack 3 like perf" -F comm,tid,ip,sym --max-stack 3
 	compare "$TMP/fp.data" "fp call graph: --max-stack 0 prints no frame, like perf" --max-stack 0
 	compare "$TMP/fp.data" "fp call graph: -G hides call chains like perf" -G
+	# -F srcline: "  file.c:N" under each frame, "  dso[addr]" without line information. Samples
+	# in the workload and the kernel only: for ld.so perf reads the lines of the binary itself,
+	# perfkit those of its debug file (other file names for inlined code)
+	NEED=pk-workload.c: exact "$TMP/fp.data" "-F srcline under every frame like perf" -F comm,tid,ip,sym,srcline --dsos pk-workload
+	NEED="\[kernel.kallsyms\]\[" exact "$TMP/fp.data" "-F +srcline -G: kernel samples, [kernel.kallsyms][addr]" -F +srcline -G --dsos '[kernel.kallsyms]'
 	compare "$TMP/fp.data" "-F +period,-time like perf" -F +pid,-time
 	perf script -i "$TMP/fp.data" --show-mmap-events --show-task-events 2>/dev/null | grep PERF_RECORD >"$TMP/p"
 	"$PERFKIT" script -i "$TMP/fp.data" --show-mmap-events --show-task-events | grep PERF_RECORD >"$TMP/k"
@@ -104,19 +118,12 @@ else
 fi
 
 # ---- side band: --show-switch/lost/namespace/cgroup/bpf-events, perf's text byte for byte ----
-exact() { # exact FILE NAME ARGS...
-	local f=$1 name=$2; shift 2
-	perf script -i "$f" "$@" >"$TMP/p" 2>/dev/null
-	"$PERFKIT" script -i "$f" "$@" >"$TMP/k" 2>/dev/null
-	if ! grep -q PERF_RECORD "$TMP/p"; then skip "$name: perf printed no such record"; return; fi
-	if diff "$TMP/p" "$TMP/k" >"$TMP/d"; then pass "$name"; else fail "$name" "$(head -6 "$TMP/d")"; fi
-}
 Q=$SHARED/data/perf.data/quipper
 if [ -r "$Q/perf.data.ctx_switch_namespaces-4.14" ]; then
-	exact "$Q/perf.data.ctx_switch_namespaces-4.14" "ctx_switch_namespaces-4.14: --show-switch-events --show-namespace-events" \
+	NEED=PERF_RECORD exact "$Q/perf.data.ctx_switch_namespaces-4.14" "ctx_switch_namespaces-4.14: --show-switch-events --show-namespace-events" \
 		--show-switch-events --show-namespace-events
-	exact "$Q/perf.data.branch_stack_spec" "branch_stack_spec: --show-bpf-events (KSYMBOL, BPF_EVENT)" --show-bpf-events
-	exact "$SHARED/data/perf.data/simpleperf/perf_g_fp.data" "perf_g_fp.data: --show-lost-events" --show-lost-events
+	NEED=PERF_RECORD exact "$Q/perf.data.branch_stack_spec" "branch_stack_spec: --show-bpf-events (KSYMBOL, BPF_EVENT)" --show-bpf-events
+	NEED=PERF_RECORD exact "$SHARED/data/perf.data/simpleperf/perf_g_fp.data" "perf_g_fp.data: --show-lost-events" --show-lost-events
 	# perf synthesizes samples from the PT trace: the side-band lines only
 	perf script -i "$Q/perf.data.intel_pt-4.14" --show-switch-events 2>/dev/null | grep PERF_RECORD >"$TMP/p"
 	"$PERFKIT" script -i "$Q/perf.data.intel_pt-4.14" --show-switch-events 2>/dev/null | grep PERF_RECORD >"$TMP/k"
@@ -124,15 +131,15 @@ if [ -r "$Q/perf.data.ctx_switch_namespaces-4.14" ]; then
 	ok $? "intel_pt-4.14: --show-switch-events, SWITCH_CPU_WIDE with next/prev pid/tid"
 fi
 if record -e cpu-clock -F 999 -g --switch-events --namespaces -o "$TMP/sw.data" -- "$W" --spin-ms 100 --threads 2; then
-	exact "$TMP/sw.data" "--switch-events --namespaces recording: switch, namespace and task records" \
+	NEED=PERF_RECORD exact "$TMP/sw.data" "--switch-events --namespaces recording: switch, namespace and task records" \
 		--show-switch-events --show-namespace-events --show-task-events
-	exact "$TMP/sw.data" "the same with -F comm,tid,time" --show-switch-events --show-namespace-events -F comm,tid,time
-	exact "$TMP/sw.data" "--show-switch-events -G" --show-switch-events -G
+	NEED=PERF_RECORD exact "$TMP/sw.data" "the same with -F comm,tid,time" --show-switch-events --show-namespace-events -F comm,tid,time
+	NEED=PERF_RECORD exact "$TMP/sw.data" "--show-switch-events -G" --show-switch-events -G
 else
 	skip "perf record --switch-events --namespaces failed"
 fi
 if record -e cpu-clock -F 999 --all-cgroups -o "$TMP/cg.data" -- "$W" --spin-ms 50; then
-	exact "$TMP/cg.data" "--all-cgroups recording: --show-cgroup-events" --show-cgroup-events --show-task-events
+	NEED=PERF_RECORD exact "$TMP/cg.data" "--all-cgroups recording: --show-cgroup-events" --show-cgroup-events --show-task-events
 else
 	skip "perf record --all-cgroups failed"
 fi
