@@ -367,6 +367,20 @@ static int on_nothing(void *ctx, const struct pk_rsample *rs)
 	return 0;
 }
 
+/* The "# comm: X" lines of one-name filters, for the -D dump and --stats (perf prints them there). */
+static void print_hidden_columns(const struct report_cli *o, struct pk_session *ss)
+{
+	struct pk_report_opts ro = { .sz = sizeof(ro), .sort = o->sort, .fields = o->fields, .children = 0 };
+	struct pk_report *r = NULL;
+	struct pk_diag d;
+
+	pk_diag_init(&d);
+	if (pk_report_new(&ro, &r, &d))
+		return;         /* a bad --sort: the dump and the counts go on without the lines */
+	pk_report_print_hidden(r, ss, stdout);
+	pk_report_free(r);
+}
+
 static int run_export(struct report_cli *o, struct pk_session *ss, struct pk_diag *d, int *walk_err)
 {
 	struct pk_export_opts eo = { .sz = sizeof(eo) };
@@ -474,6 +488,7 @@ int cmd_report(int argc, char **argv)
 		if (o.dump && !o.header)
 			fputs("# To display the perf.data header info, please use --header/--header-only options.\n#\n",
 			      stdout);
+		print_hidden_columns(&o, ss);   /* perf names them above these too */
 		walk_err = pk_session_run(ss, on_nothing, o.dump ? dump_record : NULL, &dc, &d);
 		dump_stats(ss);
 	} else if (o.format) {

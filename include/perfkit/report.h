@@ -112,6 +112,13 @@ PK_API int pk_report_finish(struct pk_report *r);
  */
 PK_API int pk_report_print(struct pk_report *r, struct pk_session *ss, FILE *out);
 
+/*
+ * Only the lines that name the columns a one-name --comm, --dsos or
+ * --symbols filter of @ss hides ("# comm: ls"), as perf prints them above
+ * its -D dump and --stats too.
+ */
+PK_API void pk_report_print_hidden(struct pk_report *r, struct pk_session *ss, FILE *out);
+
 /* The entries of event @evsel_idx, sorted as printed, for tests: key text and self/children periods. */
 struct pk_report_row {
 	const char *key;             /* the sort-key columns joined by two spaces, as printed */

@@ -110,6 +110,11 @@ static int rp_print_event(struct pk_report *r, struct pk_session *ss, size_t idx
 	return 0;
 }
 
+void pk_report_print_hidden(struct pk_report *r, struct pk_session *ss, FILE *out)
+{
+	rp_elide_setup(r, ss ? pk_session_filter(ss) : NULL, out);
+}
+
 int pk_report_print(struct pk_report *r, struct pk_session *ss, FILE *out)
 {
 	struct pk_perfdata *p = ss ? pk_session_data(ss) : NULL;

@@ -322,6 +322,15 @@ if [ -s "$TMP/mix.data" ]; then
 	compare_text "-t , --comm dd: separated columns without Command" "$f" -t , --comm dd
 	compare_text "-q --comm dd: only '# comm: dd' and the entries" "$f" -q --comm dd
 	compare_text "-q -n --no-children: no '#' lines at all" "$f" -q -n --no-children
+	# the hidden columns are named above the -D dump and the --stats counts too
+	for args in "--stats --comm dd" "--stats --sort sym,comm -S work --comm pk-workload" "-D --comm dd"; do
+		# shellcheck disable=SC2086
+		"$PERFKIT" report --stdio $args -i "$f" 2>&1 | head -4 >"$TMP/pk.out"
+		# shellcheck disable=SC2086
+		perf report --stdio $args -i "$f" 2>&1 | head -4 >"$TMP/perf.out"
+		diff "$TMP/perf.out" "$TMP/pk.out" >"$TMP/diff" && grep -q '^# [a-z]*: ' "$TMP/pk.out"
+		ok $? "report $args: perf's first lines, the hidden column named"
+	done
 	compare_text "-F overhead,sym: symbols of every command merged" "$f" -F overhead,sym --no-children -g none
 	compare_text "-F comm,overhead" "$f" -F comm,overhead --no-children -g none
 	# relative percentages: the call graph's are still of every sample, its threshold of the kept ones
