@@ -42,6 +42,8 @@ enum pk_script_field {
 	PK_SF_PHYS_ADDR = 1u << 15,
 	PK_SF_INS_LAT = 1u << 16,
 	PK_SF_SRCLINE = 1u << 17,
+	PK_SF_BRSTACK = 1u << 18,
+	PK_SF_BRSTACKSYM = 1u << 19,
 };
 
 struct pk_script_opts {

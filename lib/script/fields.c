@@ -22,6 +22,7 @@ static const struct {
 	{ "symoff", PK_SF_SYMOFF }, { "dso", PK_SF_DSO }, { "addr", PK_SF_ADDR },
 	{ "period", PK_SF_PERIOD }, { "data_src", PK_SF_DATA_SRC }, { "weight", PK_SF_WEIGHT },
 	{ "phys_addr", PK_SF_PHYS_ADDR }, { "ins_lat", PK_SF_INS_LAT }, { "srcline", PK_SF_SRCLINE },
+	{ "brstack", PK_SF_BRSTACK }, { "brstacksym", PK_SF_BRSTACKSYM },
 };
 
 static const struct {
@@ -180,10 +181,13 @@ static int apply_list(struct pk_field_set set[PK_OT_MAX], const char *spec, stru
 }
 
 /* perf's evsel__do_check_stype(): 0 if fine or dropped, -EINVAL if requested. */
+/* @allow: perf lets a requested field go unchecked in a file with AUXTRACE (its allow_user_set) */
 static int check_stype(struct pk_field_set *s, const struct pk_evsel *ev, uint64_t bits,
-		       const char *msg, uint32_t field, const char *fname, struct pk_diag *d)
+		       const char *msg, uint32_t field, const char *fname, int allow, struct pk_diag *d)
 {
 	if (ev->attr.attr.sample_type & bits)
+		return 0;
+	if ((s->user_set_fields & field) && allow)
 		return 0;
 	if (s->user_set_fields & field)
 		return pk_diag_fail(d, -EINVAL,
@@ -193,24 +197,27 @@ static int check_stype(struct pk_field_set *s, const struct pk_evsel *ev, uint64
 	return 0;
 }
 
-static int check_attr(struct pk_field_set *s, const struct pk_evsel *ev, struct pk_diag *d)
+static int check_attr(struct pk_field_set *s, const struct pk_evsel *ev, int allow, struct pk_diag *d)
 {
 	uint64_t st = ev->attr.attr.sample_type;
 	int ret = 0;
 
 #define F(x) (s->fields & (x))
 	if (F(PK_SF_IP))
-		ret = check_stype(s, ev, PERF_SAMPLE_IP, "IP", PK_SF_IP, "ip", d);
+		ret = check_stype(s, ev, PERF_SAMPLE_IP, "IP", PK_SF_IP, "ip", allow, d);
 	if (!ret && F(PK_SF_ADDR))
-		ret = check_stype(s, ev, PERF_SAMPLE_ADDR, "ADDR", PK_SF_ADDR, "addr", d);
+		ret = check_stype(s, ev, PERF_SAMPLE_ADDR, "ADDR", PK_SF_ADDR, "addr", allow, d);
 	if (!ret && F(PK_SF_DATA_SRC))
-		ret = check_stype(s, ev, PERF_SAMPLE_DATA_SRC, "DATA_SRC", PK_SF_DATA_SRC, "data_src", d);
+		ret = check_stype(s, ev, PERF_SAMPLE_DATA_SRC, "DATA_SRC", PK_SF_DATA_SRC, "data_src", allow, d);
 	if (!ret && F(PK_SF_WEIGHT))
 		ret = check_stype(s, ev, PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT, "WEIGHT",
-				  PK_SF_WEIGHT, "weight", d);
+				  PK_SF_WEIGHT, "weight", allow, d);
 	if (!ret && F(PK_SF_INS_LAT))
 		ret = check_stype(s, ev, PERF_SAMPLE_WEIGHT_STRUCT, "WEIGHT_STRUCT", PK_SF_INS_LAT,
-				  "ins_lat", d);
+				  "ins_lat", allow, d);
+	if (!ret && F(PK_SF_BRSTACK | PK_SF_BRSTACKSYM))
+		ret = check_stype(s, ev, PERF_SAMPLE_BRANCH_STACK, "BRANCH_STACK", PK_SF_BRSTACK | PK_SF_BRSTACKSYM,
+				  F(PK_SF_BRSTACK) ? "brstack" : "brstacksym", allow, d);
 	if (ret)
 		return ret;
 	if (F(PK_SF_SYM) && !(st & (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR)))
@@ -221,14 +228,14 @@ static int check_attr(struct pk_field_set *s, const struct pk_evsel *ev, struct 
 	if (F(PK_SF_DSO) && !(st & (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR)))
 		return pk_diag_fail(d, -EINVAL, "display of DSO requested but no address to convert");
 	if (F(PK_SF_PID | PK_SF_TID))
-		ret = check_stype(s, ev, PERF_SAMPLE_TID, "TID", PK_SF_TID | PK_SF_PID, "tid", d);
+		ret = check_stype(s, ev, PERF_SAMPLE_TID, "TID", PK_SF_TID | PK_SF_PID, "tid", allow, d);
 	if (!ret && F(PK_SF_TIME))
-		ret = check_stype(s, ev, PERF_SAMPLE_TIME, "TIME", PK_SF_TIME, "time", d);
+		ret = check_stype(s, ev, PERF_SAMPLE_TIME, "TIME", PK_SF_TIME, "time", allow, d);
 	if (!ret && F(PK_SF_CPU))
-		ret = check_stype(s, ev, PERF_SAMPLE_CPU, "CPU", PK_SF_CPU, "cpu", d);
+		ret = check_stype(s, ev, PERF_SAMPLE_CPU, "CPU", PK_SF_CPU, "cpu", allow, d);
 	if (!ret && F(PK_SF_PHYS_ADDR))
 		ret = check_stype(s, ev, PERF_SAMPLE_PHYS_ADDR, "PHYS_ADDR", PK_SF_PHYS_ADDR,
-				  "phys_addr", d);
+				  "phys_addr", allow, d);
 #undef F
 	return ret;
 }
@@ -254,7 +261,10 @@ int pk_script_check_fields(struct pk_field_set set[PK_OT_MAX], struct pk_perfdat
 		}
 		if (!first || !set[t].fields)
 			continue;
-		ret = check_attr(&set[t], first, d);
+		/* perf's evsel__check_attr() leaves a dummy event's fields as they are */
+		if (first->attr.attr.type == PERF_TYPE_SOFTWARE && first->attr.attr.config == PERF_COUNT_SW_DUMMY)
+			continue;
+		ret = check_attr(&set[t], first, feat && pk_features_has(feat, PK_FEAT_AUXTRACE), d);
 		if (ret < 0)
 			return ret;
 	}

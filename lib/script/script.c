@@ -323,6 +323,82 @@ static void put_callchain(struct pk_script *sc, uint32_t f, const struct pk_rsam
 	}
 }
 
+/* perf's branch type names (PERF_BR_*); unknown (0) and types past them print nothing */
+static const char *const br_type_names[] = {
+	"", "COND", "UNCOND", "IND", "CALL", "IND_CALL", "RET", "SYSCALL", "SYSRET", "COND_CALL",
+	"COND_RET", "ERET", "IRQ",
+};
+
+/* The map (and symbol) of a branch address: the sample's cpumode, else the address's (perf's _fb). */
+static void branch_resolve(struct pk_script *sc, const struct pk_rsample *rs, uint64_t addr,
+			   struct pk_location *loc)
+{
+	uint8_t mode = addr >= 0xffff800000000000ULL ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+
+	memset(loc, 0, sizeof(*loc));
+	pk_symbols_resolve(sc->syms, rs->thread, rs->cpumode, addr, loc);
+	if (!loc->map && mode != rs->cpumode) {
+		memset(loc, 0, sizeof(*loc));
+		pk_symbols_resolve(sc->syms, rs->thread, mode, addr, loc);
+	}
+}
+
+/* One end of a branch: "0x<addr>" (brstack) or "sym+0xoff" (brstacksym), then "(dso)" with -F dso. */
+static void put_branch_end(struct pk_script *sc, uint32_t f, const struct pk_rsample *rs, uint64_t addr)
+{
+	struct pk_obuf *o = &sc->out;
+	struct pk_location loc = { 0 };
+
+	if (f & (PK_SF_DSO | PK_SF_BRSTACKSYM))
+		branch_resolve(sc, rs, addr, &loc);
+	if (f & PK_SF_BRSTACK) {
+		pk_obuf_write(o, "0x", 2);
+		pk_obuf_hex(o, addr, 0);
+	} else if (loc.sym) {
+		pk_obuf_puts(o, loc.sym->name);
+		pk_obuf_write(o, "+0x", 3);
+		pk_obuf_hex(o, loc.symoff, 0);
+	} else {
+		pk_obuf_write(o, "[unknown]", 9);
+	}
+	if (f & PK_SF_DSO) {
+		pk_obuf_putc(o, '(');
+		if (loc.map && loc.dso && loc.dso->name)
+			pk_obuf_puts(o, loc.dso->name);
+		else
+			pk_obuf_write(o, "[unknown]", 9);
+		pk_obuf_putc(o, ')');
+	}
+}
+
+/*
+ * perf's brstack / brstacksym: per branch " 0xFROM/0xTO" (or "FROM_SYM/TO_SYM"
+ * without the blank) and "/P|M|-/X|-/A|-/CYCLES/TYPE ".
+ */
+static void put_brstack(struct pk_script *sc, uint32_t f, const struct pk_rsample *rs)
+{
+	struct pk_obuf *o = &sc->out;
+	const struct pk_sample *s = rs->s;
+
+	for (uint64_t i = 0; s->branch && i < s->branch_nr; i++) {
+		struct perf_branch_entry be;
+		char flags[4];
+
+		memcpy(&be, &s->branch[i], sizeof(be));
+		if (f & PK_SF_BRSTACK)
+			pk_obuf_putc(o, ' ');
+		put_branch_end(sc, f, rs, be.from);
+		pk_obuf_putc(o, '/');
+		put_branch_end(sc, f, rs, be.to);
+		flags[0] = be.predicted ? 'P' : be.mispred ? 'M' : '-';
+		flags[1] = be.in_tx ? 'X' : '-';
+		flags[2] = be.abort ? 'A' : '-';
+		flags[3] = '\0';
+		pk_obuf_printf(o, "/%c/%c/%c/%u/%s ", flags[0], flags[1], flags[2], (unsigned)be.cycles,
+			       be.type < sizeof(br_type_names) / sizeof(br_type_names[0]) ? br_type_names[be.type] : "");
+	}
+}
+
 /* Page-fault software events carry a data address worth resolving. */
 static int addr_correlates_sym(const struct perf_event_attr *a)
 {
@@ -434,6 +510,8 @@ int pk_script_sample(void *ctx, const struct pk_rsample *rs)
 				put_srcline(sc, &rs->self);
 		}
 	}
+	if (f & (PK_SF_BRSTACK | PK_SF_BRSTACKSYM))
+		put_brstack(sc, f, rs);
 	if (f & PK_SF_PHYS_ADDR)
 		pk_obuf_hex(o, s->phys_addr, 16);
 	pk_obuf_putc(o, '\n');

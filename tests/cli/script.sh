@@ -117,6 +117,20 @@ else
 	skip "perf record -g failed here"
 fi
 
+# ---- -F brstack / brstacksym: the branch stack after the ip, as perf prints it ----
+Q=$SHARED/data/perf.data/quipper
+for b in branch-4.14 callgraph_and_branch-3.8 branch_stack_spec branch_stack_hw_index; do
+	[ -r "$Q/perf.data.$b" ] || continue
+	NEED=/P/ exact "$Q/perf.data.$b" "$b: -F ip,brstack" -F ip,brstack
+	NEED=/P/ exact "$Q/perf.data.$b" "$b: -F ip,brstacksym" -F ip,brstacksym
+done
+# with the DSO of each end; branch_stack_hw_index also has a dummy event, which perf does not check
+[ -r "$Q/perf.data.branch-4.14" ] &&
+	NEED='(\[kernel' exact "$Q/perf.data.branch-4.14" "branch-4.14: -F comm,tid,time,period,event,ip,sym,dso,brstack" \
+		-F comm,tid,time,period,event,ip,sym,dso,brstack
+[ -r "$Q/perf.data.branch_stack_hw_index" ] &&
+	NEED=/P/ exact "$Q/perf.data.branch_stack_hw_index" "branch_stack_hw_index: -F brstack,dso" -F ip,dso,brstack
+
 # ---- side band: --show-switch/lost/namespace/cgroup/bpf-events, perf's text byte for byte ----
 Q=$SHARED/data/perf.data/quipper
 if [ -r "$Q/perf.data.ctx_switch_namespaces-4.14" ]; then
