@@ -51,6 +51,7 @@ static const char usage_text[] =
 	"      --symfs DIR        look binaries up under DIR (and no local kernel symbols)\n"
 	"      --kallsyms FILE    the kernel's symbols from FILE (default /proc/kallsyms)\n"
 	"      --no-demangle      C++ and Rust names as in the binary\n"
+	"      --full-source-path srcline and srcfile with the source file's whole path\n"
 	"  -U, --hide-unresolved  leave out samples without a symbol (and Children past such a frame)\n"
 	"      --percentage M     absolute (default): percentages of every sample, filtered or\n"
 	"                         not (outside --time and --cpu aside); relative: of those kept\n"
@@ -73,6 +74,7 @@ struct report_cli {
 	const char *field_sep;          /* -t */
 	uint64_t time_quantum;          /* --time-quantum in ns, 0: 100 ms */
 	int time_ns;                    /* --ns */
+	int full_source_path;           /* --full-source-path */
 	int quiet;                      /* -q */
 	int children;                   /* -1 default */
 	int group;                      /* 0 perf's default, 1 --group, -1 --no-group */
@@ -289,6 +291,8 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 				cli_error("cannot parse time quantum '%s' (N[ns|us|ms|s], not 0)", v);
 				return -EINVAL;
 			}
+		} else if (!strcmp(a, "--full-source-path")) {
+			o->full_source_path = 1;
 		} else if (!strcmp(a, "--ns")) {
 			o->time_ns = 1;
 		} else if ((v = argval(argc, argv, &i, "--symfs"))) {
@@ -505,6 +509,7 @@ int cmd_report(int argc, char **argv)
 			.group = o.group, .threads = o.threads,
 			.field_sep = o.field_sep, .quiet = o.quiet,
 			.time_quantum = o.time_quantum, .time_ns = o.time_ns, .fields = o.fields,
+			.full_source_path = o.full_source_path,
 		};
 		struct pk_report *r = NULL;
 

@@ -47,6 +47,7 @@ static void script_usage(FILE *f)
 		"      --symfs DIR         look binaries up under DIR (and no local kernel symbols)\n"
 		"      --kallsyms FILE     the kernel's symbols from FILE (default /proc/kallsyms)\n"
 		"      --no-demangle       C++ and Rust names as in the binary\n"
+		"      --full-source-path  srcline with the source file's whole path\n"
 		"  -v, --verbose           more warnings\n");
 }
 
@@ -54,7 +55,7 @@ enum {
 	OPT_HEADER = 256, OPT_MMAP, OPT_TASK, OPT_COMM, OPT_PID, OPT_TID, OPT_TIME, OPT_DSOS,
 	OPT_MAX_STACK, OPT_INLINE, OPT_NO_INLINE, OPT_NS, OPT_RELTIME, OPT_DELTATIME,
 	OPT_SYMFS, OPT_KALLSYMS, OPT_DEMANGLE, OPT_NO_DEMANGLE,
-	OPT_SWITCH, OPT_LOST, OPT_NAMESPACE, OPT_CGROUP, OPT_BPF,
+	OPT_SWITCH, OPT_LOST, OPT_NAMESPACE, OPT_CGROUP, OPT_BPF, OPT_FULL_SOURCE_PATH,
 };
 
 static int append_fields(char **acc, const char *arg)
@@ -100,6 +101,7 @@ int cmd_script(int argc, char **argv)
 		{ "reltime", no_argument, NULL, OPT_RELTIME },
 		{ "deltatime", no_argument, NULL, OPT_DELTATIME },
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
+		{ "full-source-path", no_argument, NULL, OPT_FULL_SOURCE_PATH },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "demangle", no_argument, NULL, OPT_DEMANGLE },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
@@ -169,6 +171,7 @@ int cmd_script(int argc, char **argv)
 			sopts.time_relative = opt == OPT_RELTIME;   /* perf: --time counts from the start too */
 			break;
 		case OPT_SYMFS: sopts.symbols.symfs = optarg; break;
+		case OPT_FULL_SOURCE_PATH: opts.full_source_path = 1; break;
 		case OPT_KALLSYMS: sopts.symbols.kallsyms = optarg; break;
 		case OPT_DEMANGLE:
 		case OPT_NO_DEMANGLE: sopts.symbols.no_demangle = opt == OPT_NO_DEMANGLE; break;

@@ -66,6 +66,7 @@ struct pk_report_opts {
 	int quiet;                   /* -q: no '#' lines but the hidden columns' names */
 	uint64_t time_quantum;       /* the time key's step in ns (--time-quantum), 0: perf's 100 ms */
 	int time_ns;                 /* --ns: the time key to the nanosecond (else the microsecond) */
+	int full_source_path;        /* --full-source-path: srcline and srcfile with the whole path */
 	const char *fields;          /* -F: the columns in this order ("overhead,sym"; values overhead,
 	                                overhead_children, sample, period, and sort keys), which also
 	                                order the output unless --sort comes first; "+sample,period":

@@ -61,6 +61,7 @@ struct pk_script_opts {
 	int show_namespace_events;   /* print NAMESPACES records */
 	int show_cgroup_events;      /* print CGROUP records */
 	int show_bpf_events;         /* print KSYMBOL/BPF_EVENT records */
+	int full_source_path;        /* --full-source-path: srcline with the whole path */
 };
 enum { PK_SCRIPT_RELTIME = 1, PK_SCRIPT_DELTATIME = 2 };
 

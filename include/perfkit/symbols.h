@@ -64,7 +64,8 @@ struct pk_thread {
 
 /* One inline frame or source position from DWARF. */
 struct pk_srcline {
-	const char *file;            /* source file, NULL if unknown */
+	const char *file;            /* source file (under the compilation directory when the line
+	                                table names it relative), NULL if unknown */
 	uint32_t line;
 	const char *func;            /* inlined function name (inline frames), else NULL */
 };

@@ -80,7 +80,7 @@ static uint32_t rp_srcline_id(struct pk_report *r, const struct pk_location *l, 
 	if (r->syms && l->dso)
 		n = pk_symbols_srcline(r->syms, l, sl, 8);
 	if (n > 0 && sl[0].file) {
-		const char *base = strrchr(sl[0].file, '/');
+		const char *base = r->o.full_source_path ? NULL : strrchr(sl[0].file, '/');
 
 		snprintf(buf, sizeof(buf), file_only ? "%s" : "%s:%" PRIu32, base ? base + 1 : sl[0].file,
 			 sl[0].line);

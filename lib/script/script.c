@@ -265,7 +265,8 @@ static void put_dso(struct pk_obuf *o, const struct pk_location *loc)
 }
 
 /*
- * perf's map__fprintf_srcline(): "\n  file.c:12" (the file's base name), or
+ * perf's map__fprintf_srcline(): "\n  file.c:12" (the file's base name, or
+ * its whole path with --full-source-path), or
  * "\n  dso[addr]" without line information; nothing without a map.
  */
 static void put_srcline(struct pk_script *sc, const struct pk_location *loc)
@@ -277,7 +278,7 @@ static void put_srcline(struct pk_script *sc, const struct pk_location *loc)
 		return;
 	pk_obuf_write(o, "\n  ", 3);
 	if (pk_symbols_srcline(sc->syms, loc, sl, 8) > 0 && sl[0].file) {
-		const char *base = strrchr(sl[0].file, '/');
+		const char *base = sc->opts.full_source_path ? NULL : strrchr(sl[0].file, '/');
 
 		pk_obuf_puts(o, base ? base + 1 : sl[0].file);
 		pk_obuf_putc(o, ':');

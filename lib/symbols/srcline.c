@@ -67,16 +67,37 @@ static uint64_t to_vaddr(const struct sym_dso *d, uint64_t off)
 	return off;
 }
 
+/* A copy of the line table's file name @f, under the CU's compilation directory when relative. */
+static const char *path_dup(struct pk_symbols *s, Dwarf_Die *cu, const char *f)
+{
+	Dwarf_Attribute a;
+	const char *dir = f && f[0] != '/' && dwarf_attr(cu, DW_AT_comp_dir, &a) ? dwarf_formstring(&a) : NULL;
+	size_t nd, nf;
+	char *p;
+
+	if (!f)
+		return NULL;
+	if (!dir || !*dir)
+		return sym_arena_strdup(&s->arena, f);
+	nd = strlen(dir);
+	nf = strlen(f);
+	p = sym_arena_alloc(&s->arena, nd + 1 + nf + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, dir, nd);
+	p[nd] = '/';
+	memcpy(p + nd + 1, f, nf + 1);
+	return p;
+}
+
 static const char *file_of(struct pk_symbols *s, Dwarf_Die *cu, Dwarf_Word idx)
 {
 	Dwarf_Files *files;
 	size_t nfiles;
-	const char *f;
 
 	if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0 || idx >= nfiles)
 		return NULL;
-	f = dwarf_filesrc(files, idx, NULL, NULL);
-	return f ? sym_arena_strdup(&s->arena, f) : NULL;
+	return path_dup(s, cu, dwarf_filesrc(files, idx, NULL, NULL));
 }
 
 /* Inlined subroutines containing @pc below @parent, outermost first. */
@@ -144,7 +165,7 @@ static int resolve(struct pk_symbols *s, struct sym_dso *d, uint64_t addr, struc
 	if (!line || dwarf_lineno(line, &lineno) != 0)
 		return 0;
 	f = dwarf_linesrc(line, NULL, NULL);
-	out[n].file = f ? sym_arena_strdup(&s->arena, f) : NULL;
+	out[n].file = path_dup(s, &cu, f);
 	out[n].line = (uint32_t)lineno;
 	out[n].func = NULL;
 	n++;

@@ -196,6 +196,8 @@ compare_text "g.data: -s comm,time --ns --time-quantum 20000us" "$TMP/g.data" \
 	-s comm,time --ns --time-quantum 20000us --no-children -g none
 compare_text "g.data: -s srcfile,sym" "$TMP/g.data" -s srcfile,sym --dsos 'pk-workload,[kernel.kallsyms]' --no-children
 compare_text "g.data: -s sym,srcfile -g none" "$TMP/g.data" -s sym,srcfile --dsos 'pk-workload,[kernel.kallsyms]' --no-children -g none
+compare_text "g.data: -s srcline,srcfile --full-source-path: under the compilation directory" "$TMP/g.data" \
+	-s srcline,srcfile --full-source-path --dsos 'pk-workload,[kernel.kallsyms]' --no-children -g none
 compare_text "g.data: -s dso_size,dso" "$TMP/g.data" -s dso_size,dso --no-children -g none
 compare_text "g.data: -s dso,dso_size -t ," "$TMP/g.data" -s dso,dso_size -t , --no-children
 # -F: the columns in that order, which order the output after --sort's items and group the

@@ -89,6 +89,8 @@ if record -e cpu-clock -F 4999 -g --sample-cpu -o "$TMP/fp.data" -- "$W" --spin-
 	# in the workload and the kernel only: for ld.so perf reads the lines of the binary itself,
 	# perfkit those of its debug file (other file names for inlined code)
 	NEED=pk-workload.c: exact "$TMP/fp.data" "-F srcline under every frame like perf" -F comm,tid,ip,sym,srcline --dsos pk-workload
+	NEED=/pk-workload.c: exact "$TMP/fp.data" "-F srcline --full-source-path: the whole path" \
+		-F comm,tid,ip,sym,srcline --full-source-path --dsos pk-workload
 	NEED="\[kernel.kallsyms\]\[" exact "$TMP/fp.data" "-F +srcline -G: kernel samples, [kernel.kallsyms][addr]" -F +srcline -G --dsos '[kernel.kallsyms]'
 	compare "$TMP/fp.data" "-F +period,-time like perf" -F +pid,-time
 	perf script -i "$TMP/fp.data" --show-mmap-events --show-task-events 2>/dev/null | grep PERF_RECORD >"$TMP/p"
