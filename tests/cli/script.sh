@@ -85,12 +85,13 @@ if record -e cpu-clock -F 4999 -g --sample-cpu -o "$TMP/fp.data" -- "$W" --spin-
 	compare "$TMP/fp.data" "fp call graph: --max-stack 3 like perf" -F comm,tid,ip,sym --max-stack 3
 	compare "$TMP/fp.data" "fp call graph: --max-stack 0 prints no frame, like perf" --max-stack 0
 	compare "$TMP/fp.data" "fp call graph: -G hides call chains like perf" -G
-	# -F srcline: "  file.c:N" under each frame, "  dso[addr]" without line information. Samples
-	# in the workload and the kernel only: for ld.so perf reads the lines of the binary itself,
-	# perfkit those of its debug file (other file names for inlined code)
-	NEED=pk-workload.c: exact "$TMP/fp.data" "-F srcline under every frame like perf" -F comm,tid,ip,sym,srcline --dsos pk-workload
+	# -F srcline: "  file.c:N" under each frame, "  dso[addr]" without line information. The
+	# workload's own frames and kernel samples only: for libc and ld.so perf takes the lines from
+	# binutils' addr2line, which names the compilation unit's file for code inlined from a header
+	# (libc-start.c:74 for libc_start_call_main.h:74); perfkit reads them with libdw
+	NEED=pk-workload.c: exact "$TMP/fp.data" "-F srcline under every frame like perf" -F comm,tid,ip,sym,srcline --dsos pk-workload --max-stack 2
 	NEED=/pk-workload.c: exact "$TMP/fp.data" "-F srcline --full-source-path: the whole path" \
-		-F comm,tid,ip,sym,srcline --full-source-path --dsos pk-workload
+		-F comm,tid,ip,sym,srcline --full-source-path --dsos pk-workload --max-stack 2
 	NEED="\[kernel.kallsyms\]\[" exact "$TMP/fp.data" "-F +srcline -G: kernel samples, [kernel.kallsyms][addr]" -F +srcline -G --dsos '[kernel.kallsyms]'
 	compare "$TMP/fp.data" "-F +period,-time like perf" -F +pid,-time
 	perf script -i "$TMP/fp.data" --show-mmap-events --show-task-events 2>/dev/null | grep PERF_RECORD >"$TMP/p"
