@@ -190,7 +190,9 @@ compare_text "g.data: -q: the entries and call graphs, no '#' lines" "$TMP/g.dat
 compare_text "g.data: -q --header: no header either" "$TMP/g.data" -q --header -g none --no-children
 compare_text "g.data: -U -g graph,0: ld.so's and [unknown] frames left out" "$TMP/g.data" -U -g graph,0
 # sort keys time (rounded down to --time-quantum, 12 columns or 16 with --ns), srcfile (srcline's
-# file; ld.so's lines differ: perf reads its own, perfkit the debug file's), dso_size (right-aligned)
+# file; not for ld.so, whose lines perf takes from binutils' addr2line, which names the compilation
+# unit's file for code inlined from a header: dl-get-cpu-features.c:321 for dl-cacheinfo.h:321),
+# dso_size (right-aligned)
 compare_text "g.data: -s time --time-quantum 10ms" "$TMP/g.data" -s time --time-quantum 10ms --no-children
 compare_text "g.data: -s comm,time --ns --time-quantum 20000us" "$TMP/g.data" \
 	-s comm,time --ns --time-quantum 20000us --no-children -g none
