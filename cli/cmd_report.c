@@ -52,6 +52,8 @@ static const char usage_text[] =
 	"      --kallsyms FILE    the kernel's symbols from FILE (default /proc/kallsyms)\n"
 	"      --no-demangle      C++ and Rust names as in the binary\n"
 	"      --full-source-path srcline and srcfile with the source file's whole path\n"
+	"      --ignore-callees RE  the call-chain frame of a function matching RE takes the\n"
+	"                         sample, and its callees go\n"
 	"  -U, --hide-unresolved  leave out samples without a symbol (and Children past such a frame)\n"
 	"      --percentage M     absolute (default): percentages of every sample, filtered or\n"
 	"                         not (outside --time and --cpu aside); relative: of those kept\n"
@@ -71,6 +73,7 @@ static const char usage_text[] =
 struct report_cli {
 	const char *input, *sort, *format, *output;
 	const char *fields;             /* -F */
+	const char *ignore_callees;     /* --ignore-callees REGEX */
 	const char *field_sep;          /* -t */
 	uint64_t time_quantum;          /* --time-quantum in ns, 0: 100 ms */
 	int time_ns;                    /* --ns */
@@ -295,6 +298,8 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 			o->full_source_path = 1;
 		} else if (!strcmp(a, "--ns")) {
 			o->time_ns = 1;
+		} else if ((v = argval(argc, argv, &i, "--ignore-callees"))) {
+			o->ignore_callees = v;
 		} else if ((v = argval(argc, argv, &i, "--symfs"))) {
 			o->symbols.symfs = v;
 		} else if ((v = argval(argc, argv, &i, "--kallsyms"))) {
@@ -442,6 +447,9 @@ int cmd_report(int argc, char **argv)
 	so.filter = o.filter;
 	so.symbols = o.symbols;
 	so.max_stack = o.max_stack;
+	/* perf resolves call chains, where the frames are replaced, only for graphs or Children */
+	if (o.cg_mode != PK_CG_NONE || o.children != 0)
+		so.ignore_callees = o.ignore_callees;
 	/* the histogram takes filtered samples too, into hidden entries (perf's filtered entries) */
 	so.deliver_filtered = !o.dump && !o.stats && !o.format;
 	/* perf orders chains caller first unless --no-children or -g callee says otherwise */

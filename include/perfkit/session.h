@@ -110,6 +110,13 @@ struct pk_session_opts {
 	 * --time and --cpu never come), as perf report needs them.
 	 */
 	int deliver_filtered;
+	/*
+	 * --ignore-callees REGEX (extended regex, perf's): the last call-chain
+	 * frame, in the chain's order (caller first with max_stack_callers), whose
+	 * symbol matches becomes the sample's own location, and the frames before
+	 * it in that order are dropped: its callees (callee order) or callers.
+	 */
+	const char *ignore_callees;
 };
 #define PK_SESSION_NO_STACK UINT32_MAX
 

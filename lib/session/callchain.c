@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <linux/perf_event.h>
 #include "session/internal.h"
 
@@ -26,6 +27,29 @@ void pk_frames_release(struct pk_frames *f)
 	free(f->v);
 	f->v = NULL;
 	f->nr = f->cap = 0;
+}
+
+int pk_frames_ignore_callees(struct pk_frames *f, const regex_t *re, int callers_first,
+			     struct pk_location *self)
+{
+	uint32_t m = UINT32_MAX;
+
+	for (uint32_t k = 0; k < f->nr; k++) {
+		uint32_t i = callers_first ? f->nr - 1 - k : k;
+
+		if (f->v[i].sym && !regexec(re, f->v[i].sym->name, 0, NULL, 0))
+			m = i;          /* perf resets its cursor there: the last match wins */
+	}
+	if (m == UINT32_MAX)
+		return 0;
+	*self = f->v[m];
+	if (callers_first) {
+		f->nr = m + 1;  /* the match and its callees, frames 0..m */
+	} else {
+		memmove(f->v, f->v + m, (f->nr - m) * sizeof(*f->v));
+		f->nr -= m;     /* the match and its callers */
+	}
+	return 1;
 }
 
 void pk_frames_drop_unresolved(struct pk_frames *f)

@@ -5,6 +5,7 @@
 #ifndef PK_SESSION_INTERNAL_H
 #define PK_SESSION_INTERNAL_H
 
+#include <regex.h>
 #include <perfkit/session.h>
 
 /* perf script/report's default --max-stack (PERF_MAX_STACK_DEPTH). */
@@ -28,6 +29,13 @@ int pk_callchain_build(struct pk_symbols *syms, const struct pk_thread *t,
 		       const struct pk_sample *s, int lbr_callstack, uint32_t max_stack,
 		       int keep_callers, struct pk_frames *out);
 void pk_frames_release(struct pk_frames *f);
+/*
+ * perf report --ignore-callees: the last frame, in the chain's order (from
+ * the outermost with @callers_first), whose symbol matches @re becomes *@self
+ * and the frames before it in that order go. 1 if one matched, else 0.
+ */
+int pk_frames_ignore_callees(struct pk_frames *f, const regex_t *re, int callers_first,
+			     struct pk_location *self);
 /* Remove the frames without a symbol, keeping the others' order (perf report -U). */
 void pk_frames_drop_unresolved(struct pk_frames *f);
 /* Room for @n frames in @f. 0 or -ENOMEM. */

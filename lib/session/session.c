@@ -33,6 +33,8 @@ struct pk_session {
 	/* BUILD_ID feature entries already fed (the array may be replaced in pipe mode) */
 	const struct pk_feat_build_id *fed_build_ids;
 	uint32_t nr_fed_build_ids;
+	regex_t ignore_re;           /* --ignore-callees */
+	int ignore_re_ok;
 };
 
 /* What one pk_session_run() needs in its record callback. */
@@ -76,6 +78,13 @@ int pk_session_open(const char *path, const struct pk_session_opts *opts_in,
 	ret = pk_filter_parse(&ss->filter, &ss->opts.filter, d);
 	if (ret < 0)
 		goto fail;
+	if (ss->opts.ignore_callees) {
+		if (regcomp(&ss->ignore_re, ss->opts.ignore_callees, REG_EXTENDED | REG_NOSUB)) {
+			ret = pk_diag_fail(d, -EINVAL, "invalid --ignore-callees regex '%s'", ss->opts.ignore_callees);
+			goto fail;
+		}
+		ss->ignore_re_ok = 1;
+	}
 	ret = pk_perfdata_open(path, &popts, &ss->data, d);
 	if (ret < 0)
 		goto fail;
@@ -120,6 +129,8 @@ void pk_session_close(struct pk_session *ss)
 	if (ss->data)
 		pk_perfdata_close(ss->data);
 	pk_filter_release(&ss->filter);
+	if (ss->ignore_re_ok)
+		regfree(&ss->ignore_re);
 	pk_frames_release(&ss->frames);
 	pk_inline_free(ss->inl);
 	pk_unwind_free(ss->unwind);
@@ -322,6 +333,9 @@ static int handle_sample(struct run_ctx *rc, const struct pk_record *r)
 	    pk_session_unwind_user(&ss->unwind, ss->data, ss->opts.symbols.symfs, ss->syms,
 				   rs.thread, ev, s, ss->opts.max_stack, &ss->frames) < 0)
 		return pk_diag_fail(rc->d, -ENOMEM, "out of memory");
+	/* perf --ignore-callees: a matching frame becomes the sample's location (its root_al) */
+	if (ss->ignore_re_ok)
+		pk_frames_ignore_callees(&ss->frames, &ss->ignore_re, ss->opts.max_stack_callers, &rs.self);
 	/* perf -U: its call-chain cursor never gets a frame without a symbol */
 	if (ss->filter.hide_unresolved)
 		pk_frames_drop_unresolved(&ss->frames);

@@ -214,6 +214,17 @@ compare_text "g.data: -F overhead: one row" "$TMP/g.data" -F overhead --no-child
 compare_text "g.data: -F +sample,period: -n --show-total-period" "$TMP/g.data" -F +sample,period --no-children -g none
 compare_text "g.data: -F sym,dso,overhead -t '|'" "$TMP/g.data" -F sym,dso,overhead -t '|' --no-children -g none
 compare_text "g.data: --sort period: one row with a Period column" "$TMP/g.data" -s period --no-children -g none
+# --ignore-callees: a frame of a matching function takes the sample and its callees go (callee order),
+# or its callers (caller order); without graphs or Children perf resolves no chain, so nothing changes.
+# -U with Children: no Children rows of garbage frames (see -t above)
+compare_text "g.data: --ignore-callees ^clock_gettime --no-children" "$TMP/g.data" --ignore-callees '^clock_gettime' --no-children
+compare_text "g.data: --ignore-callees syscall -g caller --no-children" "$TMP/g.data" --ignore-callees syscall -g caller --no-children
+compare_text "g.data: --ignore-callees ^clock_gettime -g none -U (Children)" "$TMP/g.data" --ignore-callees '^clock_gettime' -g none -U
+compare_text "g.data: --ignore-callees ^clock_gettime --no-children -g none: no chains, no change" "$TMP/g.data" \
+	--ignore-callees '^clock_gettime' --no-children -g none -s sym
+"$PERFKIT" report --stdio --ignore-callees '(' -i "$TMP/g.data" >/dev/null 2>"$TMP/e"
+is "$?" 2 "--ignore-callees '(': exit status 2"
+grep -q "invalid --ignore-callees regex '('" "$TMP/e"; ok $? "--ignore-callees '(': says the regex is invalid"
 "$PERFKIT" report --stdio -F overhead,+period -i "$TMP/g.data" >/dev/null 2>"$TMP/e"
 is "$?" 2 "-F overhead,+period: exit status 2 (perf: unknown key '+period')"
 grep -q "unknown -F key: '+period'" "$TMP/e"; ok $? "-F overhead,+period: names the key"
