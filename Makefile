@@ -123,7 +123,7 @@ THREAD_TESTS := $(BUILD)/tests/unit/test_report_pipeline $(BUILD)/tests/unit/tes
 	$(BUILD)/tests/unit/test_oa_follow
 test-threads: $(PERFKIT) $(THREAD_TESTS) $(WORKLOAD)
 	PERFKIT=$(abspath $(PERFKIT)) PK_WORKLOAD=$(abspath $(WORKLOAD)) \
-	PK_BUILD=$(abspath $(BUILD)) PK_SHARED=$(abspath ../shared) \
+	PK_BUILD=$(abspath $(BUILD)) PK_SHARED=$(abspath ../shared) PK_THREAD_TESTS=1 \
 	prove -f $(THREAD_TESTS) tests/cli/report.sh tests/cli/oa.sh
 
 check: deps
