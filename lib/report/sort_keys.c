@@ -330,8 +330,8 @@ int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struc
 		return (a->cpu > b->cpu) - (a->cpu < b->cpu);
 	case RP_K_TIME:
 		return (a->time > b->time) - (a->time < b->time);
-	case RP_K_DSO_SIZE:     /* perf's _sort__dso_size_cmp the other way round: largest first */
-		return (a->dso_size < b->dso_size) - (a->dso_size > b->dso_size);
+	case RP_K_DSO_SIZE:     /* smallest first among equals, as perf prints them */
+		return (a->dso_size > b->dso_size) - (a->dso_size < b->dso_size);
 	case RP_K_COMM:         /* the string table holds each text once */
 		return a->comm_id == b->comm_id ? 0 : strcmp(r->strs.str[a->comm_id], r->strs.str[b->comm_id]);
 	case RP_K_DSO:
