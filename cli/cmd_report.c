@@ -323,23 +323,6 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 	return 0;
 }
 
-/* 1 if the --sort list names srcline or srcfile (perf takes unique prefixes: "src" is srcline). */
-static int sort_has_srcline(const char *sort)
-{
-	const char *p = sort;
-
-	while (p && *p) {
-		size_t n = strcspn(p, ",");
-
-		if (n >= 3 && n <= 7 && (!strncmp(p, "srcline", n) || (n >= 4 && !strncmp(p, "srcfile", n))))
-			return 1;
-		p += n;
-		if (*p == ',')
-			p++;
-	}
-	return 0;
-}
-
 /* ---- progress on a terminal --------------------------------------------- */
 
 struct progress {
@@ -376,10 +359,28 @@ static int on_nothing(void *ctx, const struct pk_rsample *rs)
 	return 0;
 }
 
+/* The report's options from the command line. */
+static struct pk_report_opts report_opts(const struct report_cli *o)
+{
+	return (struct pk_report_opts){
+		.sz = sizeof(struct pk_report_opts), .sort = o->sort, .children = o->children,
+		.cg_mode = o->cg_mode, .cg_order = o->cg_order, .cg_order_set = o->cg_order_set,
+		.cg_threshold = o->cg_threshold, .percent_limit = o->percent_limit,
+		.show_nr_samples = o->nr, .show_total_period = o->total_period,
+		.header = o->header, .parent_regex = o->parent,
+		/* perf's default percentages are absolute: of every sample in range */
+		.add_filtered = !o->relative,
+		.group = o->group, .threads = o->threads,
+		.field_sep = o->field_sep, .quiet = o->quiet,
+		.time_quantum = o->time_quantum, .time_ns = o->time_ns, .fields = o->fields,
+		.full_source_path = o->full_source_path,
+	};
+}
+
 /* The "# comm: X" lines of one-name filters, for the -D dump and --stats (perf prints them there). */
 static void print_hidden_columns(const struct report_cli *o, struct pk_session *ss)
 {
-	struct pk_report_opts ro = { .sz = sizeof(ro), .sort = o->sort, .fields = o->fields, .children = 0 };
+	struct pk_report_opts ro = report_opts(o);
 	struct pk_report *r = NULL;
 	struct pk_diag d;
 
@@ -437,6 +438,7 @@ int cmd_report(int argc, char **argv)
 	struct pk_session *ss = NULL;
 	struct progress prog = { 0 };
 	struct pk_diag d;
+	struct pk_report *r = NULL;         /* the histogram (not for -D, --stats, --format) */
 	int err, walk_err = 0, rc = 0;
 
 	if (parse_args(&o, argc, argv))
@@ -455,7 +457,16 @@ int cmd_report(int argc, char **argv)
 	/* perf orders chains caller first unless --no-children or -g callee says otherwise */
 	so.max_stack_callers = o.cg_order_set ? o.cg_order == PK_CG_CALLER : o.children != 0;
 	so.inline_frames = o.inline_frames;
-	if (o.inline_frames || sort_has_srcline(o.sort))
+	pk_diag_init(&d);
+	if (!o.dump && !o.stats && !o.format) {        /* the histogram, made first: it knows its keys */
+		struct pk_report_opts ro = report_opts(&o);
+
+		if ((err = pk_report_new(&ro, &r, &d))) {
+			cli_diag(&d, err);
+			return cli_status_of(err);
+		}
+	}
+	if (o.inline_frames || (r && pk_report_needs_srcline(r)))
 		so.symbols.want_srcline = 1;
 	if (o.dump) {
 		so.ordered = 0;
@@ -466,9 +477,9 @@ int cmd_report(int argc, char **argv)
 		so.progress = progress_cb;
 		so.progress_ctx = &prog;
 	}
-	pk_diag_init(&d);
 	err = pk_session_open(o.input, &so, &ss, &d);
 	if (err) {
+		pk_report_free(r);
 		if (!d.subject[0])
 			pk_diag_subject(&d, o.input);
 		cli_diag(&d, err);
@@ -488,6 +499,7 @@ int cmd_report(int argc, char **argv)
 		if (err)
 			cli_error("cannot print the header: %s", strerror(-err));
 		if (err || o.header_only) {
+			pk_report_free(r);
 			pk_session_close(ss);
 			return err ? 1 : 0;
 		}
@@ -506,26 +518,6 @@ int cmd_report(int argc, char **argv)
 	} else if (o.format) {
 		rc = run_export(&o, ss, &d, &walk_err);
 	} else {
-		struct pk_report_opts ro = {
-			.sz = sizeof(ro), .sort = o.sort, .children = o.children, .cg_mode = o.cg_mode,
-			.cg_order = o.cg_order, .cg_order_set = o.cg_order_set,
-			.cg_threshold = o.cg_threshold, .percent_limit = o.percent_limit,
-			.show_nr_samples = o.nr, .show_total_period = o.total_period,
-			.header = o.header, .parent_regex = o.parent,
-			/* perf's default percentages are absolute: of every sample in range */
-			.add_filtered = !o.relative,
-			.group = o.group, .threads = o.threads,
-			.field_sep = o.field_sep, .quiet = o.quiet,
-			.time_quantum = o.time_quantum, .time_ns = o.time_ns, .fields = o.fields,
-			.full_source_path = o.full_source_path,
-		};
-		struct pk_report *r = NULL;
-
-		if ((err = pk_report_new(&ro, &r, &d))) {
-			cli_diag(&d, err);
-			pk_session_close(ss);
-			return cli_status_of(err);
-		}
 		pk_report_setup(r, ss);
 		walk_err = pk_session_run(ss, on_report, NULL, r, &d);
 		err = pk_report_finish(r);

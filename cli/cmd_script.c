@@ -193,7 +193,7 @@ int cmd_script(int argc, char **argv)
 	cli_log_init(verbose);
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	opts.fields = fields;
-	if (fields && strstr(fields, "srcline"))        /* -F srcline: DWARF line tables */
+	if (pk_script_fields_need_srcline(fields))
 		sopts.symbols.want_srcline = 1;
 	pk_diag_init(&d);
 	ret = pk_session_open(input, &sopts, &ss, &d);

@@ -85,6 +85,9 @@ PK_API void pk_report_free(struct pk_report *r);
  */
 PK_API int pk_report_setup(struct pk_report *r, struct pk_session *ss);
 
+/* 1 if the report's keys (srcline, srcfile) need the DWARF line tables (pk_symbols_opts.want_srcline). */
+PK_API int pk_report_needs_srcline(const struct pk_report *r);
+
 /*
  * Add one resolved sample (use as, or from, a pk_rsample_fn). 0 or -ENOMEM.
  * After pk_report_setup(), with two CPUs or more and only comm, dso and sym

@@ -67,6 +67,9 @@ enum { PK_SCRIPT_RELTIME = 1, PK_SCRIPT_DELTATIME = 2 };
 
 struct pk_script;
 
+/* 1 if the -F list @fields prints srcline, which needs the DWARF line tables (want_srcline). */
+PK_API int pk_script_fields_need_srcline(const char *fields);
+
 /*
  * Prepare printing @ss to @out: resolve the field list against every event
  * of the file the way perf does (a requested field the event's sample_type

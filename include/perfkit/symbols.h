@@ -148,6 +148,8 @@ PK_API void pk_symbols_ksymbol(struct pk_symbols *s, uint64_t addr, uint32_t len
 /* ---- lookups ------------------------------------------------------------- */
 
 /* The thread (created with comm "" if never seen). */
+/* The cpumode an address belongs to on x86-64 (kernel from 0xffff800000000000), as perf's machine__addr_cpumode. */
+PK_API uint8_t pk_symbols_addr_cpumode(uint64_t addr);
 PK_API struct pk_thread *pk_symbols_thread(struct pk_symbols *s, int32_t pid, int32_t tid);
 
 /*

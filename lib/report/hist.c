@@ -43,9 +43,9 @@ static int rp_parse_columns(struct pk_report *r, struct pk_diag *d)
 		err = rp_items_parse(r, "comm,dso,sym", "--sort", r->sort_items, &r->nr_sort_items, d);
 	if (err)
 		return err;
-	/* perf skips the first call-chain line when the sort order starts with sym */
-	first = r->nr_sort_items ? &r->sort_items[0] : r->nr_field_items ? &r->field_items[0] : NULL;
-	r->sort_starts_sym = first && first->kind == RP_I_KEY && r->o.sort &&
+	/* perf skips the first call-chain line when --sort starts with sym */
+	first = r->nr_sort_items ? &r->sort_items[0] : NULL;
+	r->sort_starts_sym = first && first->kind == RP_I_KEY &&
 			     (r->keys[first->key]->id == RP_K_SYM || r->keys[first->key]->id == RP_K_SYMOFF);
 	return 0;
 }
@@ -88,6 +88,14 @@ int pk_report_new(const struct pk_report_opts *opts, struct pk_report **out, str
 		return err == -ENOMEM ? pk_diag_fail(d, err, "out of memory") : err;
 	}
 	*out = r;
+	return 0;
+}
+
+int pk_report_needs_srcline(const struct pk_report *r)
+{
+	for (int i = 0; i < r->nr_keys; i++)
+		if (r->keys[i]->id == RP_K_SRCLINE || r->keys[i]->id == RP_K_SRCFILE)
+			return 1;
 	return 0;
 }
 
@@ -307,7 +315,7 @@ static int rp_add_branches(struct pk_report *r, struct rp_hists *h, const struct
 		uint32_t ei;
 
 		memcpy(&be, &s->branch[i], sizeof(be));
-		mode = be.to >= 0xffff800000000000ULL ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+		mode = pk_symbols_addr_cpumode(be.to);
 		memset(&loc, 0, sizeof(loc));
 		pk_symbols_resolve(r->syms, rs->thread, mode, be.to, &loc);
 		c->loc = &loc;

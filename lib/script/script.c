@@ -36,6 +36,35 @@ static void name_width_update(struct pk_script *sc)
 	sc->nr_evsels_seen = n;
 }
 
+/* Every -F argument of @fields (several are joined by spaces, one per event type) onto @set. */
+static int apply_field_list(struct pk_field_set set[PK_OT_MAX], const char *fields, struct pk_diag *d)
+{
+	char *copy = strdup(fields), *save = NULL, *tok;
+	int ret = 0;
+
+	if (!copy)
+		return pk_diag_fail(d, -ENOMEM, "out of memory");
+	for (tok = strtok_r(copy, " ", &save); tok && ret >= 0; tok = strtok_r(NULL, " ", &save))
+		ret = pk_script_apply_fields(set, tok, d);
+	free(copy);
+	return ret;
+}
+
+int pk_script_fields_need_srcline(const char *fields)
+{
+	struct pk_field_set set[PK_OT_MAX];
+	struct pk_diag d;
+
+	pk_diag_init(&d);
+	pk_script_default_fields(set);
+	if (!fields || apply_field_list(set, fields, &d) < 0)
+		return 0;
+	for (int t = 0; t < PK_OT_MAX; t++)
+		if (set[t].fields & PK_SF_SRCLINE)
+			return 1;
+	return 0;
+}
+
 int pk_script_new(struct pk_session *ss, const struct pk_script_opts *opts_in, FILE *out,
 		  struct pk_script **scp, struct pk_diag *d)
 {
@@ -63,24 +92,9 @@ int pk_script_new(struct pk_session *ss, const struct pk_script_opts *opts_in, F
 		return pk_diag_fail(d, ret, "out of memory");
 	}
 	pk_script_default_fields(sc->set);
-	if (opts.fields) {
-		/* several -F arguments may be joined by spaces (one per event type) */
-		char *copy = strdup(opts.fields), *save = NULL, *tok;
-
-		if (!copy) {
-			pk_script_free(sc);
-			return pk_diag_fail(d, -ENOMEM, "out of memory");
-		}
-		for (tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-			ret = pk_script_apply_fields(sc->set, tok, d);
-			if (ret < 0)
-				break;
-		}
-		free(copy);
-		if (ret < 0) {
-			pk_script_free(sc);
-			return ret;
-		}
+	if (opts.fields && (ret = apply_field_list(sc->set, opts.fields, d)) < 0) {
+		pk_script_free(sc);
+		return ret;
 	}
 	ret = pk_script_check_fields(sc->set, sc->data, opts.no_callchain, &sc->use_callchain, d);
 	if (ret < 0) {
@@ -334,7 +348,7 @@ static const char *const br_type_names[] = {
 static void branch_resolve(struct pk_script *sc, const struct pk_rsample *rs, uint64_t addr,
 			   struct pk_location *loc)
 {
-	uint8_t mode = addr >= 0xffff800000000000ULL ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+	uint8_t mode = pk_symbols_addr_cpumode(addr);
 
 	memset(loc, 0, sizeof(*loc));
 	pk_symbols_resolve(sc->syms, rs->thread, rs->cpumode, addr, loc);

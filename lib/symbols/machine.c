@@ -8,6 +8,7 @@
  * are made in kernel_maps.c.
  */
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -417,6 +418,11 @@ PK_API void pk_symbols_fork(struct pk_symbols *s, int32_t pid, int32_t ppid, int
 		return;
 	for (i = 0; i < parent->maps->n; i++)
 		sym_maps_insert(s, th->maps, parent->maps->v[i]);
+}
+
+PK_API uint8_t pk_symbols_addr_cpumode(uint64_t addr)
+{
+	return addr >= 0xffff800000000000ULL ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
 }
 
 /* perf 6.1 only marks the thread dead: later samples still find it and its maps. */

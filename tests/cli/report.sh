@@ -214,6 +214,8 @@ if [ -z "${PK_THREAD_TESTS:-}" ]; then
 		-F overhead_children,overhead,sym --no-children
 	compare_text "g.data: -F dso,overhead_children,overhead (children)" "$TMP/g.data" -F dso,overhead_children,overhead -g none
 	compare_text "g.data: -F overhead: one row" "$TMP/g.data" -F overhead --no-children -g none
+	compare_text "g.data: -F overhead,srcline: -F's keys open the line tables too" "$TMP/g.data" \
+		-F overhead,srcline --dsos 'pk-workload,[kernel.kallsyms]' --no-children -g none
 	compare_text "g.data: -F +sample,period: -n --show-total-period" "$TMP/g.data" -F +sample,period --no-children -g none
 	compare_text "g.data: -F sym,dso,overhead -t '|'" "$TMP/g.data" -F sym,dso,overhead -t '|' --no-children -g none
 	compare_text "g.data: --sort period: one row with a Period column" "$TMP/g.data" -s period --no-children -g none
