@@ -10,7 +10,10 @@
  * cpumode and are dropped; any other marker (the GUEST ones, USER_DEFERRED)
  * makes perf discard the whole chain; --max-stack counts address entries
  * only. The first address is normally the sampled ip itself and perf keeps
- * it, so frame 0 repeats the sample's ip.
+ * it, so frame 0 repeats the sample's ip. In caller order (Children's
+ * default) perf walks from the far end instead, so --max-stack keeps the
+ * outermost entries and the markers it meets, the ones that can discard the
+ * chain, are those above the kept entries (callers_walk_start()).
  *
  * With an LBR call stack (branch_sample_type CALL_STACK) perf keeps the
  * kernel part of the chain (up to and including PERF_CONTEXT_USER) and
@@ -145,14 +148,28 @@ static int build_lbr(struct pk_symbols *syms, const struct pk_thread *t, const s
 	return 1;
 }
 
-/* The address entries (not markers) of @s's call chain. */
-static uint64_t address_entries(const struct pk_sample *s)
+/*
+ * Where the walk of a chain cut to its @max_stack outermost address entries
+ * starts (callers first, perf's caller order). perf walks from the far end
+ * and stops after the last entry it keeps, so it sees every marker above that
+ * entry and the one that sets its cpumode (the nearest below), never the
+ * markers further down. The walk starts at that nearest marker (0 without
+ * one); *@first_kept is the innermost entry kept. Without a cut, 0 and 0.
+ */
+static uint64_t callers_walk_start(const struct pk_sample *s, uint32_t max_stack,
+				   uint64_t *first_kept)
 {
-	uint64_t n = 0;
+	uint64_t i = s->callchain_nr, n = 0;
 
-	for (uint64_t i = 0; i < s->callchain_nr; i++)
-		n += s->callchain[i] < (uint64_t)PERF_CONTEXT_MAX;
-	return n;
+	*first_kept = 0;
+	while (i > 0 && n < max_stack)
+		n += s->callchain[--i] < (uint64_t)PERF_CONTEXT_MAX;
+	if (n < max_stack)
+		return 0;       /* perf walks the whole chain */
+	*first_kept = i;
+	while (i > 0 && s->callchain[--i] < (uint64_t)PERF_CONTEXT_MAX)
+		;
+	return i;
 }
 
 int pk_callchain_build(struct pk_symbols *syms, const struct pk_thread *t,
@@ -161,7 +178,7 @@ int pk_callchain_build(struct pk_symbols *syms, const struct pk_thread *t,
 {
 	uint8_t cpumode = PERF_RECORD_MISC_USER;
 	uint32_t nr_entries = 0;
-	uint64_t i, skip = 0;
+	uint64_t i, start = 0, first_kept = 0;
 	int ret;
 
 	out->nr = 0;
@@ -169,11 +186,8 @@ int pk_callchain_build(struct pk_symbols *syms, const struct pk_thread *t,
 		return 0;
 	if (!max_stack)
 		max_stack = PK_SESSION_MAX_STACK;
-	if (keep_callers && s->callchain_nr > max_stack) {   /* perf walks it from its far end then */
-		uint64_t n = address_entries(s);
-
-		skip = n > max_stack ? n - max_stack : 0;
-	}
+	if (keep_callers)
+		start = callers_walk_start(s, max_stack, &first_kept);
 	if (lbr_callstack && (s->present & PERF_SAMPLE_BRANCH_STACK) && s->branch) {
 		ret = build_lbr(syms, t, s, max_stack, out);
 		if (ret)
@@ -181,7 +195,8 @@ int pk_callchain_build(struct pk_symbols *syms, const struct pk_thread *t,
 	}
 	if (pk_frames_reserve(out, s->callchain_nr < max_stack ? s->callchain_nr : max_stack) < 0)
 		return -ENOMEM;
-	for (i = 0; i < s->callchain_nr && nr_entries < max_stack; i++) {
+	/* Callers first, the markers above the kept entries count too (perf walks them). */
+	for (i = start; i < s->callchain_nr && (keep_callers || nr_entries < max_stack); i++) {
 		uint64_t ip = s->callchain[i];
 		int m = context_marker(ip, &cpumode);
 
@@ -189,12 +204,8 @@ int pk_callchain_build(struct pk_symbols *syms, const struct pk_thread *t,
 			out->nr = 0;
 			return 0;
 		}
-		if (m)
+		if (m || i < first_kept)
 			continue;
-		if (skip) {
-			skip--;
-			continue;
-		}
 		nr_entries++;
 		add_frame(syms, t, cpumode, ip, out);
 	}

@@ -21,7 +21,8 @@ struct pk_frames {
  * Build the frame list of @s the way perf's thread__resolve_callchain()
  * does (callee order): markers switch the cpumode and are dropped, a marker
  * perf does not know discards the whole chain, at most @max_stack address
- * entries are kept (the innermost; the outermost with @keep_callers;
+ * entries are kept (the innermost; the outermost with @keep_callers, whose
+ * walk from the far end meets the markers above them, not below;
  * PK_SESSION_NO_STACK: none). An LBR call stack (@lbr_callstack with a
  * branch stack) replaces the user part, as perf does. 0 or -ENOMEM.
  */

@@ -2,14 +2,17 @@
  * Test helper: write a perf.data file from records made by the test, with
  * perfkit's writer (lib/perfdata, checked against perf in test_writer.c):
  * the events' attrs and ids, then the records in the order given, no
- * features. Failures are reported as TAP diagnostics (tap.h first).
+ * features; and the COMM and MMAP records such files start with (no
+ * sample_id). Failures are reported as TAP diagnostics (tap.h first).
  */
 #ifndef PERFKIT_TESTS_PERFDATA_WRITE_H
 #define PERFKIT_TESTS_PERFDATA_WRITE_H
 
 #include <fcntl.h>
 #include <stdint.h>
+#include <string.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 #include <perfkit/perfdata.h>
 
 /* Write @nr_ev events and @n records (record i: @recs[i], @lens[i] bytes) to @path; 0 or -1. */
@@ -35,6 +38,44 @@ static int write_perfdata(const char *path, const struct pk_writer_evsel *ev, si
 		diag("writing %s: %s", path, d.msg);
 	close(fd);
 	return err ? -1 : 0;
+}
+
+/* A COMM record naming process @pid (thread @pid) @comm, at most 15 bytes. */
+static inline size_t comm_record(uint64_t *buf, uint32_t pid, const char *comm)
+{
+	struct perf_event_header *h = (struct perf_event_header *)buf;
+	uint32_t *ids = (uint32_t *)(buf + 1);
+
+	memset(buf, 0, 32);
+	ids[0] = ids[1] = pid;
+	strncpy((char *)(buf + 2), comm, 15);
+	h->type = PERF_RECORD_COMM;
+	h->size = 32;
+	return 32;
+}
+
+/*
+ * An MMAP record: @len bytes at @addr of @path, file offset @pgoff, for
+ * @pid/@tid; pid -1 makes it a kernel map, as perf record writes the kernel's.
+ */
+static inline size_t mmap_record(uint64_t *buf, uint32_t pid, uint32_t tid, uint64_t addr, uint64_t len,
+				 uint64_t pgoff, const char *path)
+{
+	struct perf_event_header *h = (struct perf_event_header *)buf;
+	uint32_t *ids = (uint32_t *)(buf + 1);
+	size_t name = strlen(path) + 1, size = 8 + 8 + 24 + ((name + 7) & ~(size_t)7);
+
+	memset(buf, 0, size);
+	ids[0] = pid;
+	ids[1] = tid;
+	buf[2] = addr;
+	buf[3] = len;
+	buf[4] = pgoff;
+	memcpy(buf + 5, path, name);
+	h->type = PERF_RECORD_MMAP;
+	h->misc = pid == UINT32_MAX ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+	h->size = (uint16_t)size;
+	return size;
 }
 
 #endif

@@ -22,6 +22,7 @@
 #include <perfkit/perfdata.h>
 #include "../tap.h"
 #include "perfdata_write.h"
+#include "report_vs_perf.h"
 
 #define PID 4242
 #define NR_SAMPLES 40
@@ -34,20 +35,6 @@ static const uint64_t addrs[] = {
 	0x00005598e46e0c00ull, 0xe000000000000040ull,
 };
 #define NR_ADDRS (sizeof(addrs) / sizeof(addrs[0]))
-
-/* A COMM record naming the process (no sample_id: the attr has none). */
-static size_t comm_record(uint64_t *buf)
-{
-	struct perf_event_header *h = (struct perf_event_header *)buf;
-	uint32_t *ids = (uint32_t *)(buf + 1);
-
-	memset(buf, 0, 32);
-	ids[0] = ids[1] = PID;
-	memcpy(buf + 2, "circle", 7);
-	h->type = PERF_RECORD_COMM;
-	h->size = 32;
-	return 32;
-}
 
 /*
  * Sample @k of file @f: IP, TID, TIME, PERIOD, then a user call chain of 1 to
@@ -95,82 +82,10 @@ static int write_file(const char *path, unsigned f)
 	size_t lens[1 + NR_SAMPLES];
 
 	cpu_clock_attr(&attr);
-	lens[0] = comm_record(recs[0]);
+	lens[0] = comm_record(recs[0], PID, "circle");
 	for (unsigned k = 0; k < NR_SAMPLES; k++)
 		lens[1 + k] = sample_record(recs[1 + k], f, k);
 	return write_perfdata(path, &ev, 1, recs, lens, 1 + NR_SAMPLES);
-}
-
-/* The rows (lines not starting with '#', blank lines dropped) that @cmd prints; NULL if none. */
-static char *rows_of(const char *cmd)
-{
-	char line[4096], *out = NULL;
-	size_t len = 0;
-	FILE *fp = popen(cmd, "r");
-
-	if (!fp)
-		return NULL;
-	while (fgets(line, sizeof(line), fp)) {
-		size_t n = strlen(line);
-		char *grown;
-
-		if (line[0] == '#' || line[0] == '\n')
-			continue;
-		grown = realloc(out, len + n + 1);
-		if (!grown)
-			break;
-		out = grown;
-		memcpy(out + len, line, n + 1);
-		len += n;
-	}
-	pclose(fp);
-	return out;
-}
-
-/* Both tools' rows for `report --stdio @args` on @file (the @f-th): the same. */
-static void same_rows(const char *perfkit, const char *file, unsigned f, const char *args)
-{
-	char cmd[1024];
-	char *perf_rows, *pk_rows;
-
-	snprintf(cmd, sizeof(cmd), "perf report --stdio %s -i '%s' 2>/dev/null", args, file);
-	perf_rows = rows_of(cmd);
-	snprintf(cmd, sizeof(cmd), "'%s' report --stdio %s -i '%s' 2>/dev/null", perfkit, args, file);
-	pk_rows = rows_of(cmd);
-	if (!perf_rows || !pk_rows) {
-		ok(0, "file %u, report %s: both tools print rows (perf %s, perfkit %s)", f, args,
-		   perf_rows ? "did" : "did not", pk_rows ? "did" : "did not");
-	} else if (!ok(!strcmp(perf_rows, pk_rows), "file %u, report %s: perfkit's rows are perf's, in its order",
-		       f, args)) {
-		const char *p = perf_rows, *q = pk_rows;
-
-		while (*p && *p == *q)          /* to the start of the first line that differs */
-			p++, q++;
-		while (p > perf_rows && p[-1] != '\n')
-			p--, q--;
-		diag("perf:    %.*s", (int)strcspn(p, "\n"), p);
-		diag("perfkit: %.*s", (int)strcspn(q, "\n"), q);
-	}
-	free(perf_rows);
-	free(pk_rows);
-}
-
-/* An MMAP record: @len bytes of @path at @addr, file offset 0 (no sample_id). */
-static size_t mmap_record(uint64_t *buf, uint64_t addr, uint64_t len, const char *path)
-{
-	struct perf_event_header *h = (struct perf_event_header *)buf;
-	uint32_t *ids = (uint32_t *)(buf + 1);
-	size_t name = strlen(path) + 1, size = 8 + 8 + 24 + ((name + 7) & ~(size_t)7);
-
-	memset(buf, 0, size);
-	ids[0] = ids[1] = PID;
-	buf[2] = addr;
-	buf[3] = len;
-	buf[4] = 0;
-	memcpy(buf + 5, path, name);
-	h->type = PERF_RECORD_MMAP;
-	h->size = (uint16_t)size;
-	return size;
 }
 
 /*
@@ -199,10 +114,10 @@ static int write_dso_file(const char *path)
 	if (!realpath("/proc/self/exe", self) || !dladdr((const void *)write_file, &di) || !di.dli_fbase)
 		return -1;
 	cpu_clock_attr(&attr);
-	lens[0] = comm_record(recs[0]);
-	lens[1] = mmap_record(recs[1], prog, 0x1000000, self);
-	lens[2] = mmap_record(recs[2], aaa, 0x100000, "/nonexistent/aaa.so");
-	lens[3] = mmap_record(recs[3], zzz, 0x100000, "/nonexistent/zzz.so");
+	lens[0] = comm_record(recs[0], PID, "circle");
+	lens[1] = mmap_record(recs[1], PID, PID, prog, 0x1000000, 0, self);
+	lens[2] = mmap_record(recs[2], PID, PID, aaa, 0x100000, 0, "/nonexistent/aaa.so");
+	lens[3] = mmap_record(recs[3], PID, PID, zzz, 0x100000, 0, "/nonexistent/zzz.so");
 	for (unsigned k = 0; k < NR_SAMPLES; k++) {
 		uint64_t *b = recs[4 + k], ip;
 
@@ -247,7 +162,7 @@ int main(void)
 		"--children -g flat,0,callee",
 	};
 	const char *perfkit = getenv("PERFKIT") ? getenv("PERFKIT") : "build/perfkit";
-	char dir[] = "/tmp/pk-report-circle.XXXXXX", file[600], cmd[700];
+	char dir[] = "/tmp/pk-report-circle.XXXXXX", file[600], cmd[700], label[32];
 
 	if (system("perf version >/dev/null 2>&1") != 0)
 		skip_all("Linux perf not usable here");
@@ -260,14 +175,15 @@ int main(void)
 	/* three files, whose chains found different mistakes of the sorted order */
 	for (unsigned f = 3; f <= 9; f += 3) {
 		snprintf(file, sizeof(file), "%s/circle%u.data", dir, f);
+		snprintf(label, sizeof(label), "file %u", f);
 		if (ok(!write_file(file, f), "file %u with circular unresolved addresses written", f))
 			for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++)
-				same_rows(perfkit, file, f, args[i]);
+				same_rows(perfkit, file, label, args[i]);
 	}
 	snprintf(file, sizeof(file), "%s/dsos.data", dir);
 	if (ok(!write_dso_file(file), "file with unresolved symbols of two DSOs around a resolved one written")) {
-		same_rows(perfkit, file, 0, "--no-children --sort sym -g none");
-		same_rows(perfkit, file, 0, "--children --sort sym -g none");
+		same_rows(perfkit, file, "file 0", "--no-children --sort sym -g none");
+		same_rows(perfkit, file, "file 0", "--children --sort sym -g none");
 	}
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)

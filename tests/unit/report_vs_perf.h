@@ -1,0 +1,68 @@
+/*
+ * Test helper: run `report --stdio ARGS -i FILE` with Linux perf and with
+ * perfkit and check that both print the same rows (lines not starting with
+ * '#', blank lines dropped), showing the first line that differs. Shared by
+ * the tests whose oracle is perf report on a file they wrote (tap.h first).
+ */
+#ifndef PERFKIT_TESTS_REPORT_VS_PERF_H
+#define PERFKIT_TESTS_REPORT_VS_PERF_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The rows that @cmd prints; NULL if none. */
+static char *rows_of(const char *cmd)
+{
+	char line[4096], *out = NULL;
+	size_t len = 0;
+	FILE *fp = popen(cmd, "r");
+
+	if (!fp)
+		return NULL;
+	while (fgets(line, sizeof(line), fp)) {
+		size_t n = strlen(line);
+		char *grown;
+
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		grown = realloc(out, len + n + 1);
+		if (!grown)
+			break;
+		out = grown;
+		memcpy(out + len, line, n + 1);
+		len += n;
+	}
+	pclose(fp);
+	return out;
+}
+
+/* Both tools' rows for `report --stdio @args` on @file (named @label in the test): the same. */
+static void same_rows(const char *perfkit, const char *file, const char *label, const char *args)
+{
+	char cmd[1024];
+	char *perf_rows, *pk_rows;
+
+	snprintf(cmd, sizeof(cmd), "perf report --stdio %s -i '%s' 2>/dev/null", args, file);
+	perf_rows = rows_of(cmd);
+	snprintf(cmd, sizeof(cmd), "'%s' report --stdio %s -i '%s' 2>/dev/null", perfkit, args, file);
+	pk_rows = rows_of(cmd);
+	if (!perf_rows || !pk_rows) {
+		ok(0, "%s, report %s: both tools print rows (perf %s, perfkit %s)", label, args,
+		   perf_rows ? "did" : "did not", pk_rows ? "did" : "did not");
+	} else if (!ok(!strcmp(perf_rows, pk_rows), "%s, report %s: perfkit's rows are perf's, in its order",
+		       label, args)) {
+		const char *p = perf_rows, *q = pk_rows;
+
+		while (*p && *p == *q)          /* to the start of the first line that differs */
+			p++, q++;
+		while (p > perf_rows && p[-1] != '\n')
+			p--, q--;
+		diag("perf:    %.*s", (int)strcspn(p, "\n"), p);
+		diag("perfkit: %.*s", (int)strcspn(q, "\n"), q);
+	}
+	free(perf_rows);
+	free(pk_rows);
+}
+
+#endif
