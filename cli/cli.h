@@ -76,6 +76,10 @@ int cli_status_of(int err);
  */
 struct pk_perfdata;
 void cli_warn_lost(const char *path, const struct pk_perfdata *p);
+struct pk_symbols;
+/* perf report's warning about a kernel map missing or without _text (@kernel_hit: samples in it). */
+void cli_warn_kernel_map(const char *path, const struct pk_perfdata *p, const struct pk_symbols *syms,
+			 int kernel_hit);
 /* An event-spec failure, with the spec echoed and a caret under the offending character. */
 void cli_spec_error(const char *spec, const struct pk_diag *d);
 /* Install the library log callback that prints "perfkit: warning: ..." (verbosity 0..2). */

@@ -342,9 +342,21 @@ static void progress_cb(void *ctx, uint64_t pos, uint64_t size)
 
 /* ---- sample sinks ----------------------------------------------------------- */
 
+/* The histogram, and whether a sample fell in the kernel map (perf's kernel dso->hit). */
+struct report_sink {
+	struct pk_report *r;
+	struct pk_symbols *syms;
+	int kernel_hit;
+};
+
 static int on_report(void *ctx, const struct pk_rsample *rs)
 {
-	return pk_report_add(ctx, rs);
+	struct report_sink *sink = ctx;
+
+	if (!sink->kernel_hit && rs->self.dso && rs->self.dso->kernel &&
+	    rs->self.dso == pk_symbols_kernel_dso(sink->syms, NULL, NULL))
+		sink->kernel_hit = 1;
+	return pk_report_add(sink->r, rs);
 }
 
 static int on_export(void *ctx, const struct pk_rsample *rs)
@@ -439,6 +451,7 @@ int cmd_report(int argc, char **argv)
 	struct progress prog = { 0 };
 	struct pk_diag d;
 	struct pk_report *r = NULL;         /* the histogram (not for -D, --stats, --format) */
+	struct report_sink sink = { 0 };
 	int err, walk_err = 0, rc = 0;
 
 	if (parse_args(&o, argc, argv))
@@ -519,7 +532,11 @@ int cmd_report(int argc, char **argv)
 		rc = run_export(&o, ss, &d, &walk_err);
 	} else {
 		pk_report_setup(r, ss);
-		walk_err = pk_session_run(ss, on_report, NULL, r, &d);
+		sink.r = r;
+		sink.syms = pk_session_symbols(ss);
+		walk_err = pk_session_run(ss, on_report, NULL, &sink, &d);
+		if (!walk_err && !o.quiet)
+			cli_warn_kernel_map(o.input, pk_session_data(ss), sink.syms, sink.kernel_hit);
 		err = pk_report_finish(r);
 		if (err && !walk_err)
 			walk_err = err;

@@ -3,7 +3,8 @@
  * lowercase without a full stop, then a "hint: ..." line when the library
  * knows the fix; event specs are echoed with a caret under the offending
  * character. Library warnings arrive through the log callback installed here.
- * A recording that lost samples is warned about once its walk is done.
+ * A recording that lost samples, or whose kernel samples cannot be
+ * resolved, is warned about once its walk is done.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <inttypes.h>
 #include <perfkit/perfdata.h>
+#include <perfkit/symbols.h>
 #include "cli.h"
 
 static int log_verbosity;
@@ -90,4 +92,33 @@ void cli_warn_lost(const char *path, const struct pk_perfdata *p)
 		fprintf(stderr, " in %" PRIu64 " chunk%s: the ring buffers were full (record with "
 			"a larger -m or a lower -F)", chunks, chunks == 1 ? "" : "s");
 	fputc('\n', stderr);
+}
+
+/*
+ * perf report's kptr_restrict warning: a recording whose events do not all
+ * exclude the kernel but that has no kernel map (no kernel MMAP: kernel
+ * samples stay unresolved), or whose kernel map gave no _text address while
+ * samples fell in it (symbols may sit elsewhere if the kernel was relocated).
+ */
+void cli_warn_kernel_map(const char *path, const struct pk_perfdata *p, const struct pk_symbols *syms,
+			 int kernel_hit)
+{
+	uint64_t ref;
+	int symbols_read;
+	const struct pk_dso *k = pk_symbols_kernel_dso(syms, &ref, &symbols_read);
+	size_t i, n = pk_perfdata_nr_evsels(p);
+
+	for (i = 0; i < n; i++)
+		if (!pk_perfdata_evsel(p, i)->attr.attr.exclude_kernel)
+			break;
+	if (i == n)
+		return;
+	if (!k)
+		fprintf(stderr, "perfkit: warning: '%s': the recording has no kernel map (kernel "
+			"addresses were hidden, kptr_restrict?): kernel samples are not resolved\n", path);
+	else if (kernel_hit && !ref)
+		fprintf(stderr, "perfkit: warning: '%s': the recording's kernel map has no _text address "
+			"(kptr_restrict?): %s\n", path, symbols_read ?
+			"if the kernel was relocated (kexec), kernel symbols may be wrong" :
+			"kernel samples are not resolved");
 }

@@ -90,6 +90,12 @@ struct pk_symbols_opts {
 	const char *home;            /* for ~/.debug, default $HOME */
 	int no_demangle;
 	int want_srcline;            /* open DWARF line tables (srcline, --inline) */
+	/*
+	 * The kernel map comes from the kernel MMAP fed (perf report and script
+	 * on a file: without one kernel addresses stay unresolved). 0: without
+	 * one, the running kernel's, as perf top and record make it.
+	 */
+	int recorded_kernel_only;
 };
 
 struct pk_symbols;
@@ -187,6 +193,17 @@ PK_API int pk_symbols_feed(struct pk_symbols *s, const struct perf_event_header 
  */
 PK_API const struct pk_map *pk_symbols_find_map(struct pk_symbols *s, const struct pk_thread *t,
 						uint8_t cpumode, uint64_t ip);
+
+/*
+ * The kernel map's DSO ("[kernel.kallsyms]"), NULL while there is none; with
+ * *@ref_addr (may be NULL) the _text address its MMAP gave (pgoff), 0 when it
+ * gave none (recorded under kptr_restrict): perf's ref_reloc_sym; and
+ * *@symbols_read (may be NULL) 1 once kernel symbols were read for it, even
+ * those of the running kernel kept back from another kernel's recording
+ * (perf's map__has_symbols()).
+ */
+PK_API const struct pk_dso *pk_symbols_kernel_dso(const struct pk_symbols *s, uint64_t *ref_addr,
+						  int *symbols_read);
 
 /* The GNU build-id of ELF file @path into @bid (at most @max bytes). Its size, or -errno. */
 PK_API int pk_build_id_of_elf(const char *path, uint8_t *bid, size_t max);

@@ -108,6 +108,7 @@ int pk_session_open(const char *path, const struct pk_session_opts *opts_in,
 		}
 	}
 	sopts.sz = sizeof(sopts);
+	sopts.recorded_kernel_only = 1;     /* perf reading a file: no kernel MMAP, no kernel map */
 	ss->syms = pk_symbols_new(&sopts);
 	if (!ss->syms) {
 		ret = pk_diag_fail(d, -ENOMEM, "out of memory");

@@ -292,6 +292,7 @@ int sym_kallsyms_load(struct pk_symbols *s)
 		sym_rawvec_release(&k.rv);
 		return k.err;
 	}
+	s->kallsyms_read = 1;
 	/* the kernel may sit elsewhere than when recorded (KASLR): perf's kallsyms__delta */
 	ref = k.text_addr ? k.text_addr : k.stext_addr;
 	if (s->kernel_ref_addr && ref)

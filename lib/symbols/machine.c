@@ -529,14 +529,26 @@ PK_API void pk_symbols_mmap(struct pk_symbols *s, int32_t pid, int32_t tid, uint
 
 static void ensure_kernel_map(struct pk_symbols *s)
 {
-	if (s->kernel_map || !s->kmaps)
+	if (s->kernel_map || !s->kmaps || s->opts.recorded_kernel_only)
 		return;
-	/* no kernel MMAP seen: perf creates the kernel map from the running kernel */
+	/* no kernel MMAP seen: perf top and record make it from the running kernel */
 	if (!s->kernel)
 		s->kernel = sym_dso_findnew(s, "[kernel.kallsyms]", SYM_DSO_KERNEL);
 	if (!s->kernel)
 		return;
 	sym_dso_load(s, s->kernel);
+}
+
+PK_API const struct pk_dso *pk_symbols_kernel_dso(const struct pk_symbols *s, uint64_t *ref_addr,
+						  int *symbols_read)
+{
+	const struct pk_dso *d = s && s->kernel_map ? s->kernel_map->pub.dso : NULL;
+
+	if (ref_addr)
+		*ref_addr = d ? s->kernel_ref_addr : 0;
+	if (symbols_read)
+		*symbols_read = d && (d->has_symbols || s->kallsyms_read);
+	return d;
 }
 
 PK_API int pk_symbols_resolve(struct pk_symbols *s, const struct pk_thread *t, uint8_t cpumode,

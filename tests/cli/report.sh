@@ -31,7 +31,6 @@ declare -A KNOWN=(
 	[proc.map.timeout-3.18]="session: perf 6.1 counts period 1 for these old samples"
 	[weight_struct]="session: sample period differs from perf 6.1"
 	[intel_pt-4.14]="perf synthesizes cbr/psb samples by decoding the Intel PT trace"
-	[perf_with_jit_symbol.data]="symbols: kernel samples without a kernel map print [kernel.kallsyms] in perf"
 	[z.data:]="symbols: [vdso] not resolved in -z files"
 	[pipe.data:]="symbols: [vdso] not resolved in pipe-mode files"
 )
@@ -133,6 +132,22 @@ for f in "$DATA/linux-perf-data/sleep.compressed2.data" "$DATA/hotspot/perf.data
 	[ -f "$f" ] || continue
 	"$PERFKIT" report --stdio --no-children --sort comm,dso -i "$f" >"$TMP/o" 2>"$TMP/e"
 	grep -q '^# Samples: [1-9]' "$TMP/o"; ok $? "perf 6.1 cannot read ${f#$DATA/}; perfkit reports samples"
+done
+
+# ---- perf's kptr_restrict warning: no kernel map, or one without _text that samples fell in ----
+# kind FILE TOOL: which warning TOOL's report printed on stderr: none, unresolved or relocated
+kind() {
+	grep -q -e "can't be resolved\.$" -e ': kernel samples are not resolved$' "$1" && { echo unresolved; return; }
+	grep -q -e 'symbols may be misresolved\.$' -e 'kernel symbols may be wrong$' "$1" && { echo relocated; return; }
+	echo none
+}
+for f in perfparser/vector_static_gcc_perf.lbr.data simpleperf/perf_with_arm_regs.data \
+	 simpleperf/perf_with_jit_symbol.data perfparser/contentsize.data quipper/perf.data.branch-4.14 \
+	 linux-perf-data/sleep.compressed.pipe.data quipper/perf.data.armv7-3.4; do
+	[ -f "$DATA/$f" ] || continue
+	perf report --stdio -i "$DATA/$f" >/dev/null 2>"$TMP/perf.err"
+	"$PERFKIT" report --stdio -i "$DATA/$f" >/dev/null 2>"$TMP/pk.err"
+	is "$(kind "$TMP/pk.err")" "$(kind "$TMP/perf.err")" "$f: the kernel-map warning perf gives ($(kind "$TMP/perf.err"))"
 done
 
 # ---- -U: samples without a symbol left out of the totals, frames without one out of the chains ----

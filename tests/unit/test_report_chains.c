@@ -10,7 +10,9 @@
  * the far end with Children's default caller order. The oracle is perf
  * itself, on the same file, with --max-stack 1 to 6 in each order. Kernel
  * frames are real functions of the running kernel (from /proc/kallsyms),
- * user frames are this program's functions behind an MMAP record. Skips
+ * user frames are this program's functions behind an MMAP record. The same
+ * file without the kernel MMAP (what kptr_restrict leaves) has no kernel
+ * map in perf, whose kernel frames stay unresolved, and perf warns. Skips
  * without a usable perf or readable kernel symbol addresses.
  */
 #include <dlfcn.h>
@@ -114,7 +116,8 @@ static size_t sample_record(uint64_t *buf, unsigned c, unsigned k)
 	return w * 8;
 }
 
-static int write_file(const char *path)
+/* The file; without @kernel_mmap it has no kernel map, as under kptr_restrict. */
+static int write_file(const char *path, int kernel_mmap)
 {
 	enum { REPEAT = 3, NR_RECS = 3 + REPEAT * NR_CHAINS };
 	static uint64_t recs[NR_RECS][64];
@@ -140,9 +143,11 @@ static int write_file(const char *path)
 			   PERF_SAMPLE_CALLCHAIN;
 	lens[r] = comm_record(recs[r], PID, "chains");
 	r++;
-	lens[r] = mmap_record(recs[r], UINT32_MAX, 0, kernel_text, kernel_end - kernel_text, kernel_text,
-			      "[kernel.kallsyms]_text");      /* as perf record synthesizes it */
-	r++;
+	if (kernel_mmap) {
+		lens[r] = mmap_record(recs[r], UINT32_MAX, 0, kernel_text, kernel_end - kernel_text,
+				      kernel_text, "[kernel.kallsyms]_text");   /* as perf record writes it */
+		r++;
+	}
 	lens[r] = mmap_record(recs[r], PID, PID, PROG_BASE, 0x1000000, 0, self);
 	r++;
 	for (unsigned k = 0; k < REPEAT * NR_CHAINS; k++, r++)
@@ -160,7 +165,7 @@ int main(void)
 		"--no-children -g folded",
 	};
 	const char *perfkit = getenv("PERFKIT") ? getenv("PERFKIT") : "build/perfkit";
-	char dir[] = "/tmp/pk-report-chains.XXXXXX", file[600], cmd[700], args[200];
+	char dir[] = "/tmp/pk-report-chains.XXXXXX", file[600], cmd[2400], args[200];
 
 	if (system("perf version >/dev/null 2>&1") != 0)
 		skip_all("Linux perf not usable here");
@@ -173,7 +178,7 @@ int main(void)
 		return done_testing();
 	}
 	snprintf(file, sizeof(file), "%s/chains.data", dir);
-	if (ok(!write_file(file), "file with markers in odd places written"))
+	if (ok(!write_file(file, 1), "file with markers in odd places written"))
 		for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++)
 			for (int max = 0; max <= 6; max++) {
 				if (max)
@@ -182,6 +187,25 @@ int main(void)
 					snprintf(args, sizeof(args), "%s", forms[f]);
 				same_rows(perfkit, file, "chains.data", args);
 			}
+	/* no kernel MMAP: perf makes no kernel map, its frames stay unresolved, and it warns */
+	snprintf(file, sizeof(file), "%s/nokernel.data", dir);
+	if (ok(!write_file(file, 0), "the same file without the kernel MMAP written")) {
+		same_rows(perfkit, file, "nokernel.data", "--no-children");
+		same_rows(perfkit, file, "nokernel.data", "--max-stack 3");
+		snprintf(cmd, sizeof(cmd), "'%s' report --stdio -i '%s' 2>&1 >/dev/null | "
+			 "grep -q \"'%s': the recording has no kernel map\"", perfkit, file, file);
+		ok(system(cmd) == 0, "nokernel.data: perfkit warns that kernel samples are not resolved");
+		snprintf(cmd, sizeof(cmd), "perf report --stdio -i '%s' 2>&1 >/dev/null | "
+			 "grep -q 'kernel samples$'", file);
+		ok(system(cmd) == 0, "nokernel.data: as perf does (\"kernel samples can't be resolved\")");
+		snprintf(cmd, sizeof(cmd), "'%s' report --stdio -q -i '%s' 2>&1 >/dev/null | grep -q 'kernel map'",
+			 perfkit, file);
+		ok(system(cmd) != 0, "nokernel.data: no warning with -q");
+	}
+	snprintf(file, sizeof(file), "%s/chains.data", dir);
+	snprintf(cmd, sizeof(cmd), "'%s' report --stdio -i '%s' 2>&1 >/dev/null | grep -q 'kernel map'",
+		 perfkit, file);
+	ok(system(cmd) != 0, "chains.data: no kernel-map warning with the kernel MMAP");
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		diag("could not remove %s", dir);
