@@ -21,7 +21,8 @@ static const char usage_text[] =
 	"                      [-g MODE[,THRESHOLD[,ORDER]]] [--percent-limit P] [-n]\n"
 	"                      [--comm L] [--pid L] [--tid L] [--dsos L] [--symbols L] [--cpu L] [--time S,E]\n"
 	"                      [--percentage relative|absolute] [--show-total-period] [-G] [--max-stack N]\n"
-	"                      [--header|--header-only] [-D] [--stats] [--format F -o OUT] [-v]\n"
+	"                      [--header|--header-only] [-D] [--stats] [--tasks|--mmaps]\n"
+	"                      [--format F -o OUT] [-v]\n"
 	"                      [--inline|--no-inline] [--threads N] [-t SEP] [-q] [-U]\n"
 	"                      [--symfs DIR] [--kallsyms FILE] [--no-demangle]\n"
 	"\n"
@@ -61,6 +62,8 @@ static const char usage_text[] =
 	"      --header           print the file header first; --header-only: only it\n"
 	"  -D, --dump-raw-trace   every record with its file offset\n"
 	"      --stats            record counts per type\n"
+	"      --tasks            the recorded threads as a tree under the ones that forked them\n"
+	"      --mmaps            the same with each thread's maps\n"
 	"      --format F         folded, pprof, json or svg (with -o FILE)\n"
 	"  -o, --output FILE      where --format writes (default standard output)\n"
 	"  -t, --field-separator S  columns joined by S, not aligned (S in a value becomes '.')\n"
@@ -82,6 +85,7 @@ struct report_cli {
 	int children;                   /* -1 default */
 	int group;                      /* 0 perf's default, 1 --group, -1 --no-group */
 	int header, header_only, dump, stats, nr, verbose, inline_frames;
+	int tasks;                  /* PK_SESSION_TASKS (--tasks), PK_SESSION_TASKS_MMAPS (--mmaps) */
 	int threads;                    /* 0 default, else --threads */
 	int relative;                   /* --percentage relative: of the samples the filters kept */
 	int total_period;               /* --show-total-period */
@@ -273,6 +277,11 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 			o->dump = 1;
 		} else if (!strcmp(a, "--stats")) {
 			o->stats = 1;
+		} else if (!strcmp(a, "--tasks")) {
+			if (!o->tasks)
+				o->tasks = PK_SESSION_TASKS;
+		} else if (!strcmp(a, "--mmaps")) {
+			o->tasks = PK_SESSION_TASKS_MMAPS;
 		} else if ((v = argval(argc, argv, &i, "--format"))) {
 			o->format = v;
 		} else if ((v = argval(argc, argv, &i, "-o")) || (v = argval(argc, argv, &i, "--output"))) {
@@ -466,12 +475,15 @@ int cmd_report(int argc, char **argv)
 	if (o.cg_mode != PK_CG_NONE || o.children != 0)
 		so.ignore_callees = o.ignore_callees;
 	/* the histogram takes filtered samples too, into hidden entries (perf's filtered entries) */
-	so.deliver_filtered = !o.dump && !o.stats && !o.format;
+	if (o.dump || o.stats)
+		o.tasks = 0;
+	so.tasks_only = o.tasks;
+	so.deliver_filtered = !o.dump && !o.stats && !o.format && !o.tasks;
 	/* perf orders chains caller first unless --no-children or -g callee says otherwise */
 	so.max_stack_callers = o.cg_order_set ? o.cg_order == PK_CG_CALLER : o.children != 0;
 	so.inline_frames = o.inline_frames;
 	pk_diag_init(&d);
-	if (!o.dump && !o.stats && !o.format) {        /* the histogram, made first: it knows its keys */
+	if (!o.dump && !o.stats && !o.format && !o.tasks) {  /* the histogram, made first: it knows its keys */
 		struct pk_report_opts ro = report_opts(&o);
 
 		if ((err = pk_report_new(&ro, &r, &d))) {
@@ -528,6 +540,13 @@ int cmd_report(int argc, char **argv)
 		print_hidden_columns(&o, ss);   /* perf names them above these too */
 		walk_err = pk_session_run(ss, on_nothing, o.dump ? dump_record : NULL, &dc, &d);
 		dump_stats(ss);
+	} else if (o.tasks) {
+		walk_err = pk_session_run(ss, on_nothing, NULL, NULL, &d);
+		if (!walk_err && (err = pk_report_print_tasks(ss, o.tasks == PK_SESSION_TASKS_MMAPS, stdout))) {
+			cli_error("cannot list the tasks: %s", err == -ENOENT ?
+				  "a thread's parent (ppid) is not in the recording" : strerror(-err));
+			rc = 2;
+		}
 	} else if (o.format) {
 		rc = run_export(&o, ss, &d, &walk_err);
 	} else {
@@ -563,7 +582,7 @@ int cmd_report(int argc, char **argv)
 			pk_diag_subject(&d, o.input);
 		cli_diag(&d, walk_err);
 		rc = cli_status_of(walk_err);
-	} else if (!o.stats && !o.quiet) {   /* perf report warns but for --stats and -q */
+	} else if (!o.stats && !o.quiet && !o.tasks) {   /* perf warns but for --stats, -q, --tasks */
 		cli_warn_lost(o.input, pk_session_data(ss));
 	}
 	pk_session_close(ss);

@@ -123,6 +123,15 @@ PK_API int pk_report_print(struct pk_report *r, struct pk_session *ss, FILE *out
  */
 PK_API void pk_report_print_hidden(struct pk_report *r, struct pk_session *ss, FILE *out);
 
+/*
+ * perf report --tasks (with @maps, --mmaps): the threads of @ss's machine
+ * as a tree under the threads that FORKed them, in perf 6.1's order and
+ * layout, with each thread's maps under it with @maps. Run the session with
+ * tasks_only first. 0, -ENOENT when a thread's ppid names no thread (perf:
+ * "failed to process tasks"), or -ENOMEM.
+ */
+PK_API int pk_report_print_tasks(struct pk_session *ss, int maps, FILE *out);
+
 /* The entries of event @evsel_idx, sorted as printed, for tests: key text and self/children periods. */
 struct pk_report_row {
 	const char *key;             /* the sort-key columns joined by two spaces, as printed */

@@ -117,8 +117,16 @@ struct pk_session_opts {
 	 * it in that order are dropped: its callees (callee order) or callers.
 	 */
 	const char *ignore_callees;
+	/*
+	 * perf report --tasks (PK_SESSION_TASKS) and --mmaps (PK_SESSION_TASKS_MMAPS):
+	 * only COMM, FORK and EXIT records (and MMAP, MMAP2) make the machine's
+	 * threads; no sample is delivered or makes a thread. 0: every record.
+	 */
+	int tasks_only;
 };
 #define PK_SESSION_NO_STACK UINT32_MAX
+#define PK_SESSION_TASKS 1
+#define PK_SESSION_TASKS_MMAPS 2
 
 struct pk_session;
 

@@ -53,13 +53,20 @@ struct pk_sym {
 struct pk_map {
 	uint64_t start, end, pgoff;  /* runtime addresses [start, end) */
 	struct pk_dso *dso;
-	uint32_t prot, flags;
+	uint32_t prot, flags;        /* MMAP2's; an MMAP's is PROT_EXEC (data: 0), as perf takes it */
+	/*
+	 * MMAP2's inode; without one, that of the first MMAP2 of the same file
+	 * (perf keeps a DSO per file and inode, and finds an inode-less map's
+	 * DSO by the file's name), else 0
+	 */
+	uint64_t ino;
 };
 
 /* A thread of the recorded machine (pid -1 and tid -1 are the idle/unknown thread). */
 struct pk_thread {
 	int32_t pid, tid;
 	const char *comm;            /* current comm ("" until known; perf prints ":<tid>") */
+	int32_t ppid;                /* the tid that FORKed it, -1 if none did (perf's thread->ppid) */
 };
 
 /* One inline frame or source position from DWARF. */
@@ -204,6 +211,17 @@ PK_API const struct pk_map *pk_symbols_find_map(struct pk_symbols *s, const stru
  */
 PK_API const struct pk_dso *pk_symbols_kernel_dso(const struct pk_symbols *s, uint64_t *ref_addr,
 						  int *symbols_read);
+
+/*
+ * Call @fn for every thread the machine holds now (perf's machine threads:
+ * exited ones too, not those a later FORK of their tid replaced), in no
+ * particular order; stops at @fn's first non-zero return, which it returns.
+ */
+PK_API int pk_symbols_foreach_thread(struct pk_symbols *s,
+				     int (*fn)(void *ctx, const struct pk_thread *t), void *ctx);
+/* The same for @t's maps, lowest address first. */
+PK_API int pk_symbols_foreach_map(struct pk_symbols *s, const struct pk_thread *t,
+				  int (*fn)(void *ctx, const struct pk_map *m), void *ctx);
 
 /* The GNU build-id of ELF file @path into @bid (at most @max bytes). Its size, or -errno. */
 PK_API int pk_build_id_of_elf(const char *path, uint8_t *bid, size_t max);

@@ -365,6 +365,22 @@ static int count_lost_samples(struct run_ctx *rc, const struct pk_record *r)
 	return 0;
 }
 
+/* The records perf report --tasks (and --mmaps) processes. */
+static int makes_tasks(const struct pk_session *ss, uint32_t type)
+{
+	switch (type) {
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		return 1;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		return ss->opts.tasks_only == PK_SESSION_TASKS_MMAPS;
+	default:
+		return type >= PK_RECORD_HEADER_ATTR;    /* the file's own description */
+	}
+}
+
 static int on_record(void *ctx, const struct pk_record *r)
 {
 	struct run_ctx *rc = ctx;
@@ -379,6 +395,8 @@ static int on_record(void *ctx, const struct pk_record *r)
 			rc->next_progress = pos + PROGRESS_STEP;
 		}
 	}
+	if (ss->opts.tasks_only && !makes_tasks(ss, r->hdr->type))
+		return 0;
 	if (r->hdr->type == PERF_RECORD_SAMPLE) {
 		if (rc->on_record && (ret = rc->on_record(rc->ctx, r)) != 0)
 			return ret;

@@ -54,12 +54,12 @@ int pk_symbols_feed(struct pk_symbols *s, const struct perf_event_header *h, uin
 		uint32_t prot = u.mmap.prot;
 
 		/* MMAP carries no prot: perf takes it as executable unless MISC_MMAP_DATA */
-		if (!u.mmap.mmap2 && !(h->misc & PERF_RECORD_MISC_MMAP_DATA))
-			prot = PROT_EXEC | PROT_READ;
-		pk_symbols_mmap(s, (int32_t)u.mmap.pid, (int32_t)u.mmap.tid, u.mmap.start,
-				u.mmap.len, u.mmap.pgoff, u.mmap.filename, cpumode,
-				u.mmap.build_id_size ? u.mmap.build_id : NULL, u.mmap.build_id_size,
-				prot, u.mmap.flags);
+		if (!u.mmap.mmap2)
+			prot = h->misc & PERF_RECORD_MISC_MMAP_DATA ? 0 : PROT_EXEC;
+		sym_mmap(s, (int32_t)u.mmap.pid, (int32_t)u.mmap.tid, u.mmap.start, u.mmap.len,
+			 u.mmap.pgoff, u.mmap.filename, cpumode,
+			 u.mmap.build_id_size ? u.mmap.build_id : NULL, u.mmap.build_id_size, prot,
+			 u.mmap.flags, u.mmap.mmap2 && !u.mmap.build_id_size ? u.mmap.ino : 0);
 		break;
 	}
 	case PERF_RECORD_COMM:

@@ -75,6 +75,7 @@ struct sym_dso {
 	void *dwarf;             /* Dwarf * (srcline.c) */
 	int dwarf_fd;
 	uint8_t dwarf_tried;
+	uint64_t first_ino;      /* the first MMAP2 inode of this file, 0 none (pk_map.ino) */
 	struct sym_dso *hnext;   /* dso table chain */
 	struct sym_dso *next;    /* all DSOs */
 };
@@ -156,6 +157,10 @@ void sym_cache_clear(struct pk_symbols *s);
 int sym_keep_old(struct pk_symbols *s, void *p);
 int sym_is_vdso(const char *f);
 void sym_dso_set_build_id(struct sym_dso *d, const uint8_t *bid, uint8_t size);
+/* pk_symbols_mmap() with MMAP2's inode (pk_map.ino). */
+void sym_mmap(struct pk_symbols *s, int32_t pid, int32_t tid, uint64_t start, uint64_t len,
+	      uint64_t pgoff, const char *filename, uint8_t cpumode, const uint8_t *build_id,
+	      uint8_t build_id_size, uint32_t prot, uint32_t flags, uint64_t ino);
 struct sym_map *sym_map_new(struct pk_symbols *s, struct sym_dso *d, uint64_t start, uint64_t len,
 			    uint64_t pgoff, uint32_t prot, uint32_t flags, int identity);
 

@@ -336,6 +336,7 @@ static struct sym_thread *thread_findnew(struct pk_symbols *s, int32_t pid, int3
 	th->pub.pid = pid;
 	th->pub.tid = tid;
 	th->pub.comm = "";
+	th->pub.ppid = -1;
 	th->next = s->threads;
 	s->threads = th;
 	b = tid_slot(s, tid);
@@ -405,6 +406,7 @@ PK_API void pk_symbols_fork(struct pk_symbols *s, int32_t pid, int32_t ppid, int
 	th = thread_findnew(s, pid, tid, 1);
 	if (!th || !parent)
 		return;
+	th->pub.ppid = parent->pub.tid;
 	if (parent->comm_set)
 		thread_set_comm(s, th, parent->pub.comm);
 	if (th->pub.pid == parent->pub.pid || th->maps == parent->maps || !th->maps ||
@@ -418,6 +420,34 @@ PK_API void pk_symbols_fork(struct pk_symbols *s, int32_t pid, int32_t ppid, int
 		return;
 	for (i = 0; i < parent->maps->n; i++)
 		sym_maps_insert(s, th->maps, parent->maps->v[i]);
+}
+
+PK_API int pk_symbols_foreach_thread(struct pk_symbols *s,
+				     int (*fn)(void *ctx, const struct pk_thread *t), void *ctx)
+{
+	for (size_t b = 0; s && b < s->thr_hash_size; b++)
+		for (struct sym_thread *t = s->thr_hash[b]; t; t = t->hnext) {
+			int ret = fn(ctx, &t->pub);
+
+			if (ret)
+				return ret;
+		}
+	return 0;
+}
+
+PK_API int pk_symbols_foreach_map(struct pk_symbols *s, const struct pk_thread *t,
+				  int (*fn)(void *ctx, const struct pk_map *m), void *ctx)
+{
+	const struct sym_thread *th = (const struct sym_thread *)t;
+
+	(void)s;
+	for (size_t i = 0; th && th->maps && i < th->maps->n; i++) {
+		int ret = fn(ctx, &th->maps->v[i]->pub);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 PK_API uint8_t pk_symbols_addr_cpumode(uint64_t addr)
@@ -484,6 +514,13 @@ PK_API void pk_symbols_mmap(struct pk_symbols *s, int32_t pid, int32_t tid, uint
 			    const uint8_t *build_id, uint8_t build_id_size, uint32_t prot,
 			    uint32_t flags)
 {
+	sym_mmap(s, pid, tid, start, len, pgoff, filename, cpumode, build_id, build_id_size, prot, flags, 0);
+}
+
+void sym_mmap(struct pk_symbols *s, int32_t pid, int32_t tid, uint64_t start, uint64_t len,
+	      uint64_t pgoff, const char *filename, uint8_t cpumode, const uint8_t *build_id,
+	      uint8_t build_id_size, uint32_t prot, uint32_t flags, uint64_t ino)
+{
 	struct sym_thread *th;
 	struct sym_dso *d;
 	struct sym_map *m;
@@ -520,9 +557,13 @@ PK_API void pk_symbols_mmap(struct pk_symbols *s, int32_t pid, int32_t tid, uint
 	if (!d)
 		return;
 	sym_dso_set_build_id(d, build_id, build_id_size);
+	if (!d->first_ino)
+		d->first_ino = ino;   /* perf's dso__inject_id(): an id-less DSO takes the first one */
 	m = sym_map_new(s, d, start, len, pgoff, prot, flags, identity);
-	if (m)
-		sym_maps_insert(s, th->maps, m);
+	if (!m)
+		return;
+	m->pub.ino = ino ? ino : d->first_ino;
+	sym_maps_insert(s, th->maps, m);
 }
 
 /* ---- resolution ------------------------------------------------------------ */

@@ -262,6 +262,23 @@ for args in "" "--no-children" "--no-children -g fractal" "--no-children -g flat
 	compare_body "call graph text matches perf: report ${args:-(defaults)}" "$TMP/g.data" $args
 done
 
+# ---- --tasks and --mmaps: the thread tree (and maps) as perf prints it, whole text ----
+# (not on pipe files: perf 6.1's --tasks drops the pipe's attrs and reads no record there)
+for f in "$TMP/g.data" "$DATA/quipper/perf.data.weight_struct" "$DATA/quipper/perf.data.busy.1-3.8" \
+	 "$DATA/quipper/perf.data.ctx_switch_namespaces-4.14" "$DATA/simpleperf/perf_g_fp.data" \
+	 "$DATA/perfparser/contentsize.data" "$DATA/hotspot/perf.data.true.v1"; do
+	[ -s "$f" ] || continue
+	for m in --tasks --mmaps; do
+		perf report "$m" -i "$f" >"$TMP/perf.out" 2>/dev/null
+		"$PERFKIT" report "$m" -i "$f" >"$TMP/pk.out" 2>"$TMP/pk.err"
+		if cmp -s "$TMP/perf.out" "$TMP/pk.out" && [ -s "$TMP/pk.out" ]; then
+			pass "${f##*/}: report $m is perf's text"
+		else
+			fail "${f##*/}: report $m is perf's text" "$(diff "$TMP/perf.out" "$TMP/pk.out" | head -10; head -3 "$TMP/pk.err")"
+		fi
+	done
+done
+
 # ---- the pipeline: a second thread adds the samples; the text is the one-thread text ----
 for t in g z pipe grp; do
 	f="$TMP/$t.data"

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The rows that @cmd prints; NULL if none. */
 static char *rows_of(const char *cmd)
@@ -63,6 +64,36 @@ static void same_rows(const char *perfkit, const char *file, const char *label, 
 	}
 	free(perf_rows);
 	free(pk_rows);
+}
+
+/*
+ * Skip the whole test without a usable perf or perfkit command; make @dir (a
+ * mkdtemp template) for the files. The perfkit to run ($PERFKIT, else
+ * build/perfkit), or NULL (a failed test said so) without the directory.
+ */
+static const char *vs_perf_start(char *dir)
+{
+	const char *perfkit = getenv("PERFKIT") ? getenv("PERFKIT") : "build/perfkit";
+
+	if (system("perf version >/dev/null 2>&1") != 0)
+		skip_all("Linux perf not usable here");
+	if (access(perfkit, X_OK))
+		skip_all("no perfkit command to run");
+	if (!mkdtemp(dir)) {
+		ok(0, "temporary directory");
+		return NULL;
+	}
+	return perfkit;
+}
+
+/* Remove @dir and the files in it. */
+static void vs_perf_finish(const char *dir)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		diag("could not remove %s", dir);
 }
 
 #endif

@@ -27,9 +27,9 @@ static struct pk_sym sym_paren = { 0x1400, 0x1500, "(skipped)" };
 static struct pk_sym sym_inline = { 0x1500, 0x1600, "outer->inner" };
 static struct pk_sym sym_semi = { 0x1600, 0x1700, "a;b\"c'" };
 static struct pk_sym sym_kfn = { 0xffffffff81000000ull, 0xffffffff81000100ull, "do_syscall_64" };
-static struct pk_map map_prog = { 0x400000, 0x402000, 0, &dso_prog, 5, 0 };
-static struct pk_map map_libc = { 0x7f0000000000ull, 0x7f0000200000ull, 0x28000, &dso_libc, 5, 0 };
-static struct pk_map map_kernel = { 0xffffffff81000000ull, 0xffffffff82000000ull, 0, &dso_kernel, 5, 0 };
+static struct pk_map map_prog = { 0x400000, 0x402000, 0, &dso_prog, 5, 0, 0 };
+static struct pk_map map_libc = { 0x7f0000000000ull, 0x7f0000200000ull, 0x28000, &dso_libc, 5, 0, 0 };
+static struct pk_map map_kernel = { 0xffffffff81000000ull, 0xffffffff82000000ull, 0, &dso_kernel, 5, 0, 0 };
 static struct pk_evsel ev_clock, ev_faults;
 
 static struct pk_location loc_sym(const struct pk_map *m, const struct pk_sym *s, uint64_t ip)
@@ -83,9 +83,9 @@ static struct pk_export *new_export(enum pk_export_format fmt, int by_period)
 	return pk_export_new(&o, &e, &d) ? NULL : e;
 }
 
-static struct pk_thread th_prog = { 100, 100, "my prog" };
-static struct pk_thread th_java = { 200, 201, "java" };
-static struct pk_thread th_nocomm = { 300, 301, "" };
+static struct pk_thread th_prog = { 100, 100, "my prog", -1 };
+static struct pk_thread th_java = { 200, 201, "java", -1 };
+static struct pk_thread th_nocomm = { 300, 301, "", -1 };
 
 /* The same samples for every format: returns the number added. */
 static int add_all(struct pk_export *e)

@@ -164,19 +164,14 @@ int main(void)
 		"-g callee",
 		"--no-children -g folded",
 	};
-	const char *perfkit = getenv("PERFKIT") ? getenv("PERFKIT") : "build/perfkit";
+	const char *perfkit;
 	char dir[] = "/tmp/pk-report-chains.XXXXXX", file[600], cmd[2400], args[200];
 
-	if (system("perf version >/dev/null 2>&1") != 0)
-		skip_all("Linux perf not usable here");
-	if (access(perfkit, X_OK))
-		skip_all("no perfkit command to run");
 	if (kernel_functions() < 0)
 		skip_all("no kernel symbol addresses in /proc/kallsyms");
-	if (!mkdtemp(dir)) {
-		ok(0, "temporary directory");
+	perfkit = vs_perf_start(dir);
+	if (!perfkit)
 		return done_testing();
-	}
 	snprintf(file, sizeof(file), "%s/chains.data", dir);
 	if (ok(!write_file(file, 1), "file with markers in odd places written"))
 		for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++)
@@ -206,8 +201,6 @@ int main(void)
 	snprintf(cmd, sizeof(cmd), "'%s' report --stdio -i '%s' 2>&1 >/dev/null | grep -q 'kernel map'",
 		 perfkit, file);
 	ok(system(cmd) != 0, "chains.data: no kernel-map warning with the kernel MMAP");
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		diag("could not remove %s", dir);
+	vs_perf_finish(dir);
 	return done_testing();
 }

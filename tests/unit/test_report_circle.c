@@ -161,17 +161,12 @@ int main(void)
 		"--children -g folded",
 		"--children -g flat,0,callee",
 	};
-	const char *perfkit = getenv("PERFKIT") ? getenv("PERFKIT") : "build/perfkit";
-	char dir[] = "/tmp/pk-report-circle.XXXXXX", file[600], cmd[700], label[32];
+	const char *perfkit;
+	char dir[] = "/tmp/pk-report-circle.XXXXXX", file[600], label[32];
 
-	if (system("perf version >/dev/null 2>&1") != 0)
-		skip_all("Linux perf not usable here");
-	if (access(perfkit, X_OK))
-		skip_all("no perfkit command to run");
-	if (!mkdtemp(dir)) {
-		ok(0, "temporary directory");
+	perfkit = vs_perf_start(dir);
+	if (!perfkit)
 		return done_testing();
-	}
 	/* three files, whose chains found different mistakes of the sorted order */
 	for (unsigned f = 3; f <= 9; f += 3) {
 		snprintf(file, sizeof(file), "%s/circle%u.data", dir, f);
@@ -185,8 +180,6 @@ int main(void)
 		same_rows(perfkit, file, "file 0", "--no-children --sort sym -g none");
 		same_rows(perfkit, file, "file 0", "--children --sort sym -g none");
 	}
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		diag("could not remove %s", dir);
+	vs_perf_finish(dir);
 	return done_testing();
 }

@@ -26,8 +26,8 @@
 
 static struct pk_dso dso_prog = { .name = "/usr/bin/prog", .short_name = "prog" };
 static struct pk_dso dso_lib = { .name = "/usr/lib/libx.so", .short_name = "libx.so" };
-static struct pk_map map_prog = { 0x400000, 0x500000, 0, &dso_prog, 5, 0 };
-static struct pk_map map_lib = { 0x7f0000000000, 0x7f0000100000, 0, &dso_lib, 5, 0 };
+static struct pk_map map_prog = { 0x400000, 0x500000, 0, &dso_prog, 5, 0, 0 };
+static struct pk_map map_lib = { 0x7f0000000000, 0x7f0000100000, 0, &dso_lib, 5, 0, 0 };
 static struct pk_sym funcs[NR_FUNCS];
 static char names[NR_FUNCS][16];
 static struct pk_evsel ev;
