@@ -29,7 +29,7 @@ static const char usage_text[] =
 	"  -i, --input FILE       perf.data to read (default perf.data; - for standard input)\n"
 	"      --stdio            text output (the default and only interface)\n"
 	"  -s, --sort KEYS        comm,pid,tid,dso,sym,srcline,srcfile,cpu,symoff,parent,time,\n"
-	"                         dso_size,mem,snoop,tlb,lock\n"
+	"                         dso_size,cgroup,cgroup_id,mem,snoop,tlb,lock\n"
 	"  -F, --fields LIST      the columns, in order: overhead, overhead_children, sample,\n"
 	"                         period and sort keys; they order the output after --sort's\n"
 	"                         keys; +sample,period: added to the default columns\n"

@@ -3,9 +3,10 @@
  * options (sort keys, -F columns, children, call-graph mode, -t), the rest
  * is a perf.data file (a memfd opened by its /proc path) that goes through
  * the session into the histogram, which is then printed to /dev/null as
- * perfkit report --stdio prints it. Binaries and kallsyms are looked up
- * under paths that do not exist, so only the input is read. Errors are
- * expected; crashes, hangs and leaks are not.
+ * perfkit report --stdio prints it, and the threads as --mmaps prints
+ * them. Binaries and kallsyms are looked up under paths that do not
+ * exist, so only the input is read. Errors are expected; crashes, hangs
+ * and leaks are not.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define NOWHERE "/nonexistent/perfkit-fuzz"
 
 static const char *const sorts[8] = {
-	NULL, "sym", "dso,sym", "comm,pid,cpu", "srcline,sym", "time,dso_size", "parent,sym",
+	NULL, "sym", "dso,sym", "comm,pid,cpu,cgroup,cgroup_id", "srcline,sym", "time,dso_size", "parent,sym",
 	"symoff,srcfile",
 };
 static const enum pk_callgraph_mode modes[4] = { PK_CG_DEFAULT, PK_CG_FLAT, PK_CG_FOLDED, PK_CG_FRACTAL };
@@ -70,8 +71,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pk_diag_init(&d);
 	if (pk_session_open(path, &so, &ss, &d) == 0 && pk_report_new(&ro, &r, &d) == 0) {
 		pk_report_setup(r, ss);
-		if (pk_session_run(ss, add, NULL, r, &d) != -ENOMEM)
+		if (pk_session_run(ss, add, NULL, r, &d) != -ENOMEM) {
 			pk_report_print(r, ss, devnull);
+			pk_report_print_tasks(ss, 1, devnull);   /* --mmaps on the threads the run made */
+		}
 	}
 	pk_report_free(r);
 	pk_session_close(ss);

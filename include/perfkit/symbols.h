@@ -67,6 +67,8 @@ struct pk_thread {
 	int32_t pid, tid;
 	const char *comm;            /* current comm ("" until known; perf prints ":<tid>") */
 	int32_t ppid;                /* the tid that FORKed it, -1 if none did (perf's thread->ppid) */
+	/* its cgroup namespace (device, inode) from its latest NAMESPACES record, 0/0 before one */
+	uint64_t cgroup_ns_dev, cgroup_ns_ino;
 };
 
 /* One inline frame or source position from DWARF. */
@@ -211,6 +213,14 @@ PK_API const struct pk_map *pk_symbols_find_map(struct pk_symbols *s, const stru
  */
 PK_API const struct pk_dso *pk_symbols_kernel_dso(const struct pk_symbols *s, uint64_t *ref_addr,
 						  int *symbols_read);
+
+/* NAMESPACES of @pid/@tid: its cgroup namespace's device and inode (pk_thread.cgroup_ns_*). */
+PK_API void pk_symbols_namespaces(struct pk_symbols *s, int32_t pid, int32_t tid, uint64_t cgroup_dev,
+				  uint64_t cgroup_ino);
+/* CGROUP: cgroup @id is @path (the first path given for an id stays, as in perf). */
+PK_API void pk_symbols_cgroup(struct pk_symbols *s, uint64_t id, const char *path);
+/* The path of cgroup @id, NULL if no CGROUP record named it. */
+PK_API const char *pk_symbols_cgroup_path(const struct pk_symbols *s, uint64_t id);
 
 /*
  * Call @fn for every thread the machine holds now (perf's machine threads:

@@ -3,8 +3,11 @@
  * column title perf prints for it, its column width and its tie order.
  * Keys: comm, pid (and tid, the same: perf groups by thread), dso, sym,
  * srcline, cpu, symoff, parent, time (the sample's time rounded down to
- * --time-quantum), srcfile (srcline's file), dso_size (the map's size), and
- * the memory keys mem, snoop, tlb, lock (texts from pk_mem_*_str).
+ * --time-quantum), srcfile (srcline's file), dso_size (the map's size),
+ * cgroup (the sample's PERF_SAMPLE_CGROUP id, printed as the path a CGROUP
+ * record gave it, "unknown" without one, "N/A" for id 0), cgroup_id (the
+ * thread's cgroup namespace from NAMESPACES, "dev/0xinode"), and the memory
+ * keys mem, snoop, tlb, lock (texts from pk_mem_*_str).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -27,6 +30,8 @@ static const struct rp_keydef keydefs[] = {
 	{ "srcfile", "Source File", RP_K_SRCFILE },
 	{ "dso_size", "DSO size", RP_K_DSO_SIZE },
 	{ "time", "Time", RP_K_TIME },
+	{ "cgroup", "Cgroup", RP_K_CGROUP },
+	{ "cgroup_id", "cgroup id (dev/inode)", RP_K_CGROUP_ID },
 	{ "mem", "Memory access", RP_K_MEM },
 	{ "snoop", "Snoop", RP_K_SNOOP },
 	{ "tlb", "Data TLB access", RP_K_TLB },
@@ -168,6 +173,16 @@ int rp_key_compute(struct pk_report *r, const struct rp_keydef *k, const struct 
 	case RP_K_DSO_SIZE:
 		out[0] = l->map ? l->map->end - l->map->start : 0;
 		break;
+	case RP_K_CGROUP:
+		out[0] = (c->rs->s->present & PERF_SAMPLE_CGROUP) ? c->rs->s->cgroup : 0;
+		break;
+	case RP_K_CGROUP_ID: {
+		const struct pk_thread *t = c->who ? c->who : c->rs->thread;
+
+		out[0] = t ? t->cgroup_ns_dev : 0;
+		out[1] = t ? t->cgroup_ns_ino : 0;
+		break;
+	}
 	case RP_K_CPU:
 		out[0] = (c->rs->s->present & PERF_SAMPLE_CPU) ? c->rs->s->cpu : UINT32_MAX;
 		break;
@@ -260,13 +275,35 @@ static const char *rp_key_str(const struct pk_report *r, const struct rp_keydef 
 	}
 }
 
+/* The two words key @k of @r stored in @e (rp_key_values()'s out[]). */
+static const uint64_t *key_words(const struct pk_report *r, const struct rp_keydef *k,
+				 const struct rp_entry *e)
+{
+	static const uint64_t none[2];
+
+	for (int i = 0; i < r->nr_keys; i++)
+		if (r->keys[i] == k)
+			return &e->key[1 + 2 * i];
+	return none;
+}
+
 size_t rp_key_text(const struct pk_report *r, const struct rp_keydef *k, const struct rp_entry *e,
 		   char *buf, size_t sz)
 {
 	const char *str = rp_key_str(r, k, e);
+	const uint64_t *w;
 	int n = 0;
 
 	switch (k->id) {
+	case RP_K_CGROUP:
+		w = key_words(r, k, e);
+		str = pk_symbols_cgroup_path(r->syms, w[0]);
+		n = snprintf(buf, sz, "%s", !w[0] ? "N/A" : str ? str : "unknown");
+		break;
+	case RP_K_CGROUP_ID:
+		w = key_words(r, k, e);
+		n = snprintf(buf, sz, "%" PRIu64 "/0x%" PRIx64, w[0], w[1]);
+		break;
 	case RP_K_PID:
 	case RP_K_TID:
 		n = snprintf(buf, sz, "%7d:%s", e->tid, r->strs.str[e->comm_id]);
@@ -332,6 +369,13 @@ int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struc
 		return (a->time > b->time) - (a->time < b->time);
 	case RP_K_DSO_SIZE:     /* smallest first among equals, as perf prints them */
 		return (a->dso_size > b->dso_size) - (a->dso_size < b->dso_size);
+	case RP_K_CGROUP:       /* lowest id first, as perf prints them */
+	case RP_K_CGROUP_ID: {  /* highest device, then inode, first */
+		const uint64_t *wa = key_words(r, k, a), *wb = key_words(r, k, b);
+		int c = wa[0] != wb[0] ? (wa[0] > wb[0] ? 1 : -1) : (wa[1] > wb[1]) - (wa[1] < wb[1]);
+
+		return k->id == RP_K_CGROUP ? c : -c;
+	}
 	case RP_K_COMM:         /* the string table holds each text once */
 		return a->comm_id == b->comm_id ? 0 : strcmp(r->strs.str[a->comm_id], r->strs.str[b->comm_id]);
 	case RP_K_DSO:

@@ -1,7 +1,8 @@
 /*
  * Side-band records applied to the symbols module: MMAP/MMAP2 (prot taken
  * as executable for MMAP unless MISC_MMAP_DATA, as perf does), COMM, FORK,
- * EXIT, KSYMBOL and HEADER_BUILD_ID. Shared by the session (perf.data) and
+ * EXIT, NAMESPACES (the cgroup namespace), CGROUP, KSYMBOL and
+ * HEADER_BUILD_ID. Shared by the session (perf.data) and
  * live sampling (record's build-id tracking, top).
  */
 #include <errno.h>
@@ -9,6 +10,9 @@
 #include <perfkit/perfdata.h>
 #include <perfkit/sample.h>
 #include "internal.h"
+
+/* perf's link_info order: net, uts, ipc, pid, user, mnt, cgroup (CGROUP_NS_INDEX) */
+#define PK_CGROUP_NS_INDEX 6
 
 int pk_symbols_feed(struct pk_symbols *s, const struct perf_event_header *h, uint32_t trailer,
 		    uint64_t off, struct pk_diag *d)
@@ -23,6 +27,8 @@ int pk_symbols_feed(struct pk_symbols *s, const struct perf_event_header *h, uin
 	case PERF_RECORD_COMM:
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
+	case PERF_RECORD_NAMESPACES:
+	case PERF_RECORD_CGROUP:
 	case PERF_RECORD_KSYMBOL:
 	case PK_RECORD_HEADER_BUILD_ID:
 		break;
@@ -72,6 +78,17 @@ int pk_symbols_feed(struct pk_symbols *s, const struct perf_event_header *h, uin
 		break;
 	case PERF_RECORD_EXIT:
 		pk_symbols_exit(s, (int32_t)u.task.pid, (int32_t)u.task.tid);
+		break;
+	case PERF_RECORD_NAMESPACES: {
+		uint64_t dev = 0, ino = 0;
+
+		if (u.namespaces.nr > PK_CGROUP_NS_INDEX)
+			pk_rec_namespace_link(&u.namespaces, PK_CGROUP_NS_INDEX, &dev, &ino);
+		pk_symbols_namespaces(s, (int32_t)u.namespaces.pid, (int32_t)u.namespaces.tid, dev, ino);
+		break;
+	}
+	case PERF_RECORD_CGROUP:
+		pk_symbols_cgroup(s, u.cgroup.id, u.cgroup.path);
 		break;
 	case PERF_RECORD_KSYMBOL:
 		pk_symbols_ksymbol(s, u.ksymbol.addr, u.ksymbol.len, u.ksymbol.name,

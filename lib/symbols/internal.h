@@ -124,6 +124,8 @@ struct pk_symbols {
 	struct sym_map *kernel_map;
 	uint64_t kernel_ref_addr;     /* _text address from the kernel MMAP (pgoff), 0 unknown */
 	int kallsyms_read;            /* kallsyms with addresses were read for the kernel map */
+	struct sym_cgroup { uint64_t id; const char *path; } *cgroups;   /* CGROUP records, path in arena */
+	size_t nr_cgroups, cap_cgroups;
 	int kallsyms_ok;              /* -1 not decided, 0 no, 1 yes */
 	struct sym_cache_ent *cache;
 	size_t cache_size, cache_used;

@@ -422,6 +422,50 @@ PK_API void pk_symbols_fork(struct pk_symbols *s, int32_t pid, int32_t ppid, int
 		sym_maps_insert(s, th->maps, parent->maps->v[i]);
 }
 
+PK_API void pk_symbols_namespaces(struct pk_symbols *s, int32_t pid, int32_t tid, uint64_t cgroup_dev,
+				  uint64_t cgroup_ino)
+{
+	struct sym_thread *th = thread_findnew(s, pid, tid, 1);
+
+	if (!th)
+		return;
+	th->pub.cgroup_ns_dev = cgroup_dev;
+	th->pub.cgroup_ns_ino = cgroup_ino;
+}
+
+PK_API void pk_symbols_cgroup(struct pk_symbols *s, uint64_t id, const char *path)
+{
+	const char *copy;
+
+	if (!s || !path || pk_symbols_cgroup_path(s, id))
+		return;
+	if (s->nr_cgroups == s->cap_cgroups) {
+		size_t cap = s->cap_cgroups ? s->cap_cgroups * 2 : 16;
+		struct sym_cgroup *v = realloc(s->cgroups, cap * sizeof(*v));
+
+		if (!v) {
+			sym_out_of_memory(s);
+			return;
+		}
+		s->cgroups = v;
+		s->cap_cgroups = cap;
+	}
+	copy = sym_arena_strdup(&s->arena, path);
+	if (!copy) {
+		sym_out_of_memory(s);
+		return;
+	}
+	s->cgroups[s->nr_cgroups++] = (struct sym_cgroup){ .id = id, .path = copy };
+}
+
+PK_API const char *pk_symbols_cgroup_path(const struct pk_symbols *s, uint64_t id)
+{
+	for (size_t i = 0; s && i < s->nr_cgroups; i++)
+		if (s->cgroups[i].id == id)
+			return s->cgroups[i].path;
+	return NULL;
+}
+
 PK_API int pk_symbols_foreach_thread(struct pk_symbols *s,
 				     int (*fn)(void *ctx, const struct pk_thread *t), void *ctx)
 {
@@ -704,6 +748,7 @@ PK_API void pk_symbols_free(struct pk_symbols *s)
 	if (!s)
 		return;
 	sym_srcline_free_all(s);
+	free(s->cgroups);
 	for (t = s->threads; t; t = tn) {
 		tn = t->next;
 		free(t);

@@ -189,6 +189,13 @@ compare "g.data: -n Samples column" "$TMP/g.data" --no-children -n --sort comm,d
 compare "n.data: pid,cpu keys" "$TMP/n.data" --no-children --sort pid,cpu
 compare "g.data: dso,sym with --percent-limit 1" "$TMP/g.data" --no-children --sort dso,sym --percent-limit 1 -g none
 compare_full "g.data: --show-total-period -n: Samples and Period columns" "$TMP/g.data" --show-total-period -n -g none
+# --sort cgroup (PERF_SAMPLE_CGROUP named by CGROUP records) and cgroup_id (NAMESPACES), whole text
+rec -e cpu-clock -F 4999 --all-cgroups --namespaces -o "$TMP/cg.data" -- "$W" --spin-ms 100 --threads 2
+if [ -s "$TMP/cg.data" ]; then
+	compare_text "cg.data: --sort cgroup,cgroup_id,pid" "$TMP/cg.data" --sort cgroup,cgroup_id,pid
+else
+	skip "perf record --all-cgroups --namespaces failed"
+fi
 # Output options (-t, -q, -U, sort keys, -F, --ignore-callees): one thread prints them all, so the
 # ThreadSanitizer stage (PK_THREAD_TESTS, make test-threads) leaves them out
 if [ -z "${PK_THREAD_TESTS:-}" ]; then

@@ -40,6 +40,17 @@ static int write_perfdata(const char *path, const struct pk_writer_evsel *ev, si
 	return err ? -1 : 0;
 }
 
+/* A cpu-clock event every 1000 ns with @sample_type, no sample_id_all. */
+static inline void cpu_clock_attr(struct perf_event_attr *attr, uint64_t sample_type)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_SOFTWARE;
+	attr->config = PERF_COUNT_SW_CPU_CLOCK;
+	attr->sample_period = 1000;
+	attr->sample_type = sample_type;
+}
+
 /* A COMM record naming process @pid (thread @pid) @comm, at most 15 bytes. */
 static inline size_t comm_record(uint64_t *buf, uint32_t pid, const char *comm)
 {

@@ -134,13 +134,8 @@ static int write_file(const char *path, int kernel_mmap)
 		return -1;
 	for (unsigned i = 0; i < 4; i++)
 		user_addr[i] = PROG_BASE + (uint64_t)((const char *)funcs[i] - (const char *)di.dli_fbase) + 1;
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	attr.sample_period = 1000;
-	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
-			   PERF_SAMPLE_CALLCHAIN;
+	cpu_clock_attr(&attr, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
+			   PERF_SAMPLE_CALLCHAIN);
 	lens[r] = comm_record(recs[r], PID, "chains");
 	r++;
 	if (kernel_mmap) {

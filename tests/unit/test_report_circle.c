@@ -27,6 +27,9 @@
 #define PID 4242
 #define NR_SAMPLES 40
 #define MAX_FRAMES 4
+/* IP, TID, TIME, PERIOD and CALLCHAIN */
+#define CIRCLE_SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | \
+			    PERF_SAMPLE_CALLCHAIN)
 
 /* Unresolved addresses on both halves of the circle, and one apart from the rest. */
 static const uint64_t addrs[] = {
@@ -61,18 +64,6 @@ static size_t sample_record(uint64_t *buf, unsigned f, unsigned k)
 	return w * 8;
 }
 
-/* The one event of the files: cpu-clock with IP, TID, TIME, PERIOD and CALLCHAIN, no sample_id. */
-static void cpu_clock_attr(struct perf_event_attr *attr)
-{
-	memset(attr, 0, sizeof(*attr));
-	attr->size = sizeof(*attr);
-	attr->type = PERF_TYPE_SOFTWARE;
-	attr->config = PERF_COUNT_SW_CPU_CLOCK;
-	attr->sample_period = 1000;
-	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
-			    PERF_SAMPLE_CALLCHAIN;
-}
-
 static int write_file(const char *path, unsigned f)
 {
 	static uint64_t recs[1 + NR_SAMPLES][64];
@@ -81,7 +72,7 @@ static int write_file(const char *path, unsigned f)
 	struct pk_writer_evsel ev = { .attr = &attr, .name = "cpu-clock", .ids = ids, .nr_ids = 1 };
 	size_t lens[1 + NR_SAMPLES];
 
-	cpu_clock_attr(&attr);
+	cpu_clock_attr(&attr, CIRCLE_SAMPLE_TYPE);
 	lens[0] = comm_record(recs[0], PID, "circle");
 	for (unsigned k = 0; k < NR_SAMPLES; k++)
 		lens[1 + k] = sample_record(recs[1 + k], f, k);
@@ -113,7 +104,7 @@ static int write_dso_file(const char *path)
 
 	if (!realpath("/proc/self/exe", self) || !dladdr((const void *)write_file, &di) || !di.dli_fbase)
 		return -1;
-	cpu_clock_attr(&attr);
+	cpu_clock_attr(&attr, CIRCLE_SAMPLE_TYPE);
 	lens[0] = comm_record(recs[0], PID, "circle");
 	lens[1] = mmap_record(recs[1], PID, PID, prog, 0x1000000, 0, self);
 	lens[2] = mmap_record(recs[2], PID, PID, aaa, 0x100000, 0, "/nonexistent/aaa.so");

@@ -83,11 +83,7 @@ static int write_file(const char *path, int orphan)
 	struct pk_writer_evsel ev = { .attr = &attr, .name = "cpu-clock", .ids = ids, .nr_ids = 1 };
 	size_t lens[32], r = 0;
 
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	attr.sample_period = 1000;
-	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+	cpu_clock_attr(&attr, PERF_SAMPLE_IP | PERF_SAMPLE_TID);
 	lens[r] = comm_record(recs[r], 300, "server");
 	r++;
 	lens[r] = comm_record(recs[r], 50, "shell");

@@ -1,0 +1,131 @@
+/*
+ * perfkit report --sort cgroup and cgroup_id against perf report on a
+ * written file: samples with PERF_SAMPLE_CGROUP ids that CGROUP records name
+ * (one id named twice: the first path stays), an id no record names
+ * ("unknown") and id 0 ("N/A"); threads whose NAMESPACES records give
+ * different cgroup namespaces, one given twice (the latest counts for the
+ * samples after it) and one thread without any ("0/0x0"). Every sample has
+ * the same period, so rows tie and their order is the keys' own. The oracle
+ * is perf itself: both print the same rows. Skips without a usable perf.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <perfkit/perfdata.h>
+#include "../tap.h"
+#include "perfdata_write.h"
+#include "report_vs_perf.h"
+
+#define NR_NS 7         /* net, uts, ipc, pid, user, mnt, cgroup */
+
+static size_t cgroup_record(uint64_t *buf, uint64_t id, const char *path)
+{
+	struct perf_event_header *h = (struct perf_event_header *)buf;
+	size_t name = strlen(path) + 1, size = 8 + 8 + ((name + 7) & ~(size_t)7);
+
+	memset(buf, 0, size);
+	buf[1] = id;
+	memcpy(buf + 2, path, name);
+	h->type = PERF_RECORD_CGROUP;
+	h->size = (uint16_t)size;
+	return size;
+}
+
+/* NAMESPACES of @pid/@tid whose cgroup namespace is @dev/@ino (the others made up). */
+static size_t namespaces_record(uint64_t *buf, uint32_t pid, uint32_t tid, uint64_t dev, uint64_t ino)
+{
+	struct perf_event_header *h = (struct perf_event_header *)buf;
+	uint32_t *ids = (uint32_t *)(buf + 1);
+	size_t size = 8 + 8 + 8 + 16 * NR_NS;
+
+	memset(buf, 0, size);
+	ids[0] = pid;
+	ids[1] = tid;
+	buf[2] = NR_NS;
+	for (unsigned i = 0; i < NR_NS; i++) {
+		buf[3 + 2 * i] = 4;
+		buf[4 + 2 * i] = 0xf0000000u + i;
+	}
+	buf[3 + 2 * 6] = dev;
+	buf[4 + 2 * 6] = ino;
+	h->type = PERF_RECORD_NAMESPACES;
+	h->size = (uint16_t)size;
+	return size;
+}
+
+/* A sample: IP, TID, PERIOD (all equal), CGROUP. */
+static size_t sample_record(uint64_t *buf, uint32_t pid, uint64_t cgroup, unsigned k)
+{
+	struct perf_event_header *h = (struct perf_event_header *)buf;
+
+	buf[1] = 0x401000 + 0x10 * (k % 5);
+	buf[2] = (uint64_t)pid << 32 | pid;
+	buf[3] = 1000;
+	buf[4] = cgroup;
+	h->type = PERF_RECORD_SAMPLE;
+	h->misc = PERF_RECORD_MISC_USER;
+	h->size = 5 * 8;
+	return 5 * 8;
+}
+
+static int write_file(const char *path)
+{
+	static uint64_t recs[64][64];
+	static const uint64_t ids[] = { 1 };
+	static const uint64_t cgroups[] = { 0x3000, 0x10, 0x2000, 0, 0x999, 0x10, 0x3000, 0x2000 };
+	static const uint32_t pids[] = { 101, 102, 103, 101, 102, 104 };
+	struct perf_event_attr attr = { 0 };
+	struct pk_writer_evsel ev = { .attr = &attr, .name = "cpu-clock", .ids = ids, .nr_ids = 1 };
+	size_t lens[64], r = 0;
+
+	cpu_clock_attr(&attr, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CGROUP);
+	lens[r] = cgroup_record(recs[r], 0x10, "/");
+	r++;
+	lens[r] = cgroup_record(recs[r], 0x3000, "/system.slice/cron.service");
+	r++;
+	lens[r] = cgroup_record(recs[r], 0x2000, "/user.slice");
+	r++;
+	lens[r] = cgroup_record(recs[r], 0x2000, "/renamed");          /* the first path stays */
+	r++;
+	for (uint32_t p = 101; p <= 104; p++) {
+		lens[r] = comm_record(recs[r], p, p == 104 ? "nons" : "task");
+		r++;
+	}
+	lens[r] = namespaces_record(recs[r], 101, 101, 4, 0xeffffffb);
+	r++;
+	lens[r] = namespaces_record(recs[r], 102, 102, 4, 0xf0000a01);
+	r++;
+	lens[r] = namespaces_record(recs[r], 103, 103, 3, 0xf0000a01);
+	r++;
+	for (unsigned k = 0; k < 24; k++) {
+		if (k == 12) {          /* 101 moves to another namespace */
+			lens[r] = namespaces_record(recs[r], 101, 101, 5, 0x100);
+			r++;
+		}
+		lens[r] = sample_record(recs[r], pids[k % 6], cgroups[k % 8], k);
+		r++;
+	}
+	return write_perfdata(path, &ev, 1, recs, lens, r);
+}
+
+int main(void)
+{
+	static const char *const args[] = {
+		"--sort cgroup", "--sort cgroup_id", "--sort cgroup,cgroup_id", "--sort cgroup_id,cgroup -n",
+		"--sort comm,cgroup", "--sort cgroup_id,pid",
+	};
+	const char *perfkit;
+	char dir[] = "/tmp/pk-report-cgroups.XXXXXX", file[600];
+
+	perfkit = vs_perf_start(dir);
+	if (!perfkit)
+		return done_testing();
+	snprintf(file, sizeof(file), "%s/cgroups.data", dir);
+	if (ok(!write_file(file), "file with cgroups and namespaces written"))
+		for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++)
+			same_rows(perfkit, file, "cgroups.data", args[i]);
+	vs_perf_finish(dir);
+	return done_testing();
+}
