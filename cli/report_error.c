@@ -95,10 +95,12 @@ void cli_warn_lost(const char *path, const struct pk_perfdata *p)
 }
 
 /*
- * perf report's kptr_restrict warning: a recording whose events do not all
- * exclude the kernel but that has no kernel map (no kernel MMAP: kernel
- * samples stay unresolved), or whose kernel map gave no _text address while
- * samples fell in it (symbols may sit elsewhere if the kernel was relocated).
+ * perf report's kernel warnings: kernel symbols were looked for but the
+ * recorded kernel's (by build-id) are nowhere; and the kptr_restrict one, a
+ * recording whose events do not all exclude the kernel but that has no
+ * kernel map (no kernel MMAP: kernel samples stay unresolved), or whose
+ * kernel map gave no _text address while samples fell in it (symbols may sit
+ * elsewhere if the kernel was relocated).
  */
 void cli_warn_kernel_map(const char *path, const struct pk_perfdata *p, const struct pk_symbols *syms,
 			 int kernel_hit)
@@ -107,7 +109,14 @@ void cli_warn_kernel_map(const char *path, const struct pk_perfdata *p, const st
 	int symbols_read;
 	const struct pk_dso *k = pk_symbols_kernel_dso(syms, &ref, &symbols_read);
 	size_t i, n = pk_perfdata_nr_evsels(p);
+	char bid[41];
 
+	/* perf's dso__load_kernel_sym(): the recorded kernel's symbols are nowhere here */
+	if (k && k->loaded && !symbols_read && k->build_id_size) {
+		pk_fmt_bytes_hex(bid, k->build_id, k->build_id_size > 20 ? 20 : k->build_id_size);
+		fprintf(stderr, "perfkit: warning: '%s': no kallsyms or vmlinux with build-id %s (the recorded "
+			"kernel) here or in ~/.debug: kernel samples are not resolved\n", path, bid);
+	}
 	for (i = 0; i < n; i++)
 		if (!pk_perfdata_evsel(p, i)->attr.attr.exclude_kernel)
 			break;

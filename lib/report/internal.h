@@ -99,6 +99,7 @@ uint32_t rp_strtab_id_ptr(struct rp_strtab *t, const char *s);
 enum rp_key_id {
 	RP_K_COMM, RP_K_PID, RP_K_TID, RP_K_DSO, RP_K_SYM, RP_K_SRCLINE, RP_K_CPU, RP_K_SYMOFF,
 	RP_K_PARENT, RP_K_TIME, RP_K_SRCFILE, RP_K_DSO_SIZE, RP_K_CGROUP, RP_K_CGROUP_ID,
+	RP_K_WEIGHT, RP_K_LOCAL_WEIGHT, RP_K_INS_LAT, RP_K_LOCAL_INS_LAT,
 	RP_K_MEM, RP_K_SNOOP, RP_K_TLB, RP_K_LOCK,  /* mem_id[] in this order: keep them last */
 };
 

@@ -6,8 +6,10 @@
  * --time-quantum), srcfile (srcline's file), dso_size (the map's size),
  * cgroup (the sample's PERF_SAMPLE_CGROUP id, printed as the path a CGROUP
  * record gave it, "unknown" without one, "N/A" for id 0), cgroup_id (the
- * thread's cgroup namespace from NAMESPACES, "dev/0xinode"), and the memory
- * keys mem, snoop, tlb, lock (texts from pk_mem_*_str).
+ * thread's cgroup namespace from NAMESPACES, "dev/0xinode"), local_weight
+ * and local_ins_lat (the sample's weight, its WEIGHT_STRUCT instruction
+ * latency), weight and ins_lat (the same times the row's samples), and the
+ * memory keys mem, snoop, tlb, lock (texts from pk_mem_*_str).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -32,6 +34,10 @@ static const struct rp_keydef keydefs[] = {
 	{ "time", "Time", RP_K_TIME },
 	{ "cgroup", "Cgroup", RP_K_CGROUP },
 	{ "cgroup_id", "cgroup id (dev/inode)", RP_K_CGROUP_ID },
+	{ "weight", "Weight", RP_K_WEIGHT },
+	{ "local_weight", "Local Weight", RP_K_LOCAL_WEIGHT },
+	{ "ins_lat", "INSTR Latency", RP_K_INS_LAT },
+	{ "local_ins_lat", "Local INSTR Latency", RP_K_LOCAL_INS_LAT },
 	{ "mem", "Memory access", RP_K_MEM },
 	{ "snoop", "Snoop", RP_K_SNOOP },
 	{ "tlb", "Data TLB access", RP_K_TLB },
@@ -176,6 +182,15 @@ int rp_key_compute(struct pk_report *r, const struct rp_keydef *k, const struct 
 	case RP_K_CGROUP:
 		out[0] = (c->rs->s->present & PERF_SAMPLE_CGROUP) ? c->rs->s->cgroup : 0;
 		break;
+	case RP_K_WEIGHT:
+	case RP_K_LOCAL_WEIGHT:
+		out[0] = (c->rs->s->present & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) ?
+			 c->rs->s->weight : 0;
+		break;
+	case RP_K_INS_LAT:
+	case RP_K_LOCAL_INS_LAT:
+		out[0] = (c->rs->s->present & PERF_SAMPLE_WEIGHT_STRUCT) ? c->rs->s->ins_lat : 0;
+		break;
 	case RP_K_CGROUP_ID: {
 		const struct pk_thread *t = c->who ? c->who : c->rs->thread;
 
@@ -304,6 +319,14 @@ size_t rp_key_text(const struct pk_report *r, const struct rp_keydef *k, const s
 		w = key_words(r, k, e);
 		n = snprintf(buf, sz, "%" PRIu64 "/0x%" PRIx64, w[0], w[1]);
 		break;
+	case RP_K_LOCAL_WEIGHT:
+	case RP_K_LOCAL_INS_LAT:
+		n = snprintf(buf, sz, "%" PRIu64, key_words(r, k, e)[0]);
+		break;
+	case RP_K_WEIGHT:       /* every sample of the row has this weight: their sum */
+	case RP_K_INS_LAT:
+		n = snprintf(buf, sz, "%" PRIu64, key_words(r, k, e)[0] * e->nr_self);
+		break;
 	case RP_K_PID:
 	case RP_K_TID:
 		n = snprintf(buf, sz, "%7d:%s", e->tid, r->strs.str[e->comm_id]);
@@ -375,6 +398,14 @@ int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struc
 		int c = wa[0] != wb[0] ? (wa[0] > wb[0] ? 1 : -1) : (wa[1] > wb[1]) - (wa[1] < wb[1]);
 
 		return k->id == RP_K_CGROUP ? c : -c;
+	}
+	case RP_K_WEIGHT:       /* highest weight first (perf's left - right) */
+	case RP_K_LOCAL_WEIGHT:
+	case RP_K_INS_LAT:
+	case RP_K_LOCAL_INS_LAT: {
+		uint64_t wa = key_words(r, k, a)[0], wb = key_words(r, k, b)[0];
+
+		return (wa < wb) - (wa > wb);
 	}
 	case RP_K_COMM:         /* the string table holds each text once */
 		return a->comm_id == b->comm_id ? 0 : strcmp(r->strs.str[a->comm_id], r->strs.str[b->comm_id]);
@@ -476,6 +507,12 @@ size_t rp_key_width(const struct pk_report *r, const struct rp_keydef *k, const 
 		return r->o.time_ns ? 16 : 12;
 	case RP_K_DSO_SIZE:     /* the title's width ("%*d" overflows it) */
 		return 0;
+	case RP_K_WEIGHT:       /* perf's fixed columns */
+	case RP_K_LOCAL_WEIGHT:
+		return 12;
+	case RP_K_INS_LAT:
+	case RP_K_LOCAL_INS_LAT:
+		return 13;
 	case RP_K_MEM:
 		return 24;
 	case RP_K_SNOOP:

@@ -26,10 +26,6 @@ body() {
 
 # Known differences owned elsewhere or not done yet: reported as TAP TODO.
 declare -A KNOWN=(
-	[busy.1-3.8]="session: perf 6.1 counts period 1 for these old samples"
-	[hw_and_sw-3.4]="session: perf 6.1 counts period 1 for these old samples"
-	[proc.map.timeout-3.18]="session: perf 6.1 counts period 1 for these old samples"
-	[weight_struct]="session: sample period differs from perf 6.1"
 	[intel_pt-4.14]="perf synthesizes cbr/psb samples by decoding the Intel PT trace"
 	[z.data:]="symbols: [vdso] not resolved in -z files"
 	[pipe.data:]="symbols: [vdso] not resolved in pipe-mode files"
@@ -137,7 +133,7 @@ done
 # ---- perf's kptr_restrict warning: no kernel map, or one without _text that samples fell in ----
 # kind FILE TOOL: which warning TOOL's report printed on stderr: none, unresolved or relocated
 kind() {
-	grep -q -e "can't be resolved\.$" -e ': kernel samples are not resolved$' "$1" && { echo unresolved; return; }
+	grep -q -e "can't be resolved\.$" -e 'kernel map.*: kernel samples are not resolved$' "$1" && { echo unresolved; return; }
 	grep -q -e 'symbols may be misresolved\.$' -e 'kernel symbols may be wrong$' "$1" && { echo relocated; return; }
 	echo none
 }
@@ -148,6 +144,9 @@ for f in perfparser/vector_static_gcc_perf.lbr.data simpleperf/perf_with_arm_reg
 	perf report --stdio -i "$DATA/$f" >/dev/null 2>"$TMP/perf.err"
 	"$PERFKIT" report --stdio -i "$DATA/$f" >/dev/null 2>"$TMP/pk.err"
 	is "$(kind "$TMP/pk.err")" "$(kind "$TMP/perf.err")" "$f: the kernel-map warning perf gives ($(kind "$TMP/perf.err"))"
+	# and perf's "No kallsyms or vmlinux with build-id X was found" when the recorded kernel's symbols are not here
+	is "$(grep -o -m1 'with build-id [0-9a-f]*' "$TMP/pk.err")" "$(grep -o -m1 'with build-id [0-9a-f]*' "$TMP/perf.err")" \
+		"$f: says the recorded kernel's symbols are missing when perf does"
 done
 
 # ---- -U: samples without a symbol left out of the totals, frames without one out of the chains ----
@@ -189,6 +188,10 @@ compare "g.data: -n Samples column" "$TMP/g.data" --no-children -n --sort comm,d
 compare "n.data: pid,cpu keys" "$TMP/n.data" --no-children --sort pid,cpu
 compare "g.data: dso,sym with --percent-limit 1" "$TMP/g.data" --no-children --sort dso,sym --percent-limit 1 -g none
 compare_full "g.data: --show-total-period -n: Samples and Period columns" "$TMP/g.data" --show-total-period -n -g none
+# --sort weight, local_weight, ins_lat, local_ins_lat on a load-latency recording (WEIGHT_STRUCT)
+f="$DATA/quipper/perf.data.weight_struct"
+[ -f "$f" ] && compare_full "weight_struct: --sort local_weight,weight,ins_lat,local_ins_lat,comm" "$f" \
+	--no-children --sort local_weight,weight,ins_lat,local_ins_lat,comm
 # --sort cgroup (PERF_SAMPLE_CGROUP named by CGROUP records) and cgroup_id (NAMESPACES), whole text
 rec -e cpu-clock -F 4999 --all-cgroups --namespaces -o "$TMP/cg.data" -- "$W" --spin-ms 100 --threads 2
 if [ -s "$TMP/cg.data" ]; then

@@ -1,12 +1,17 @@
 /*
- * perfkit report --sort cgroup and cgroup_id against perf report on a
- * written file: samples with PERF_SAMPLE_CGROUP ids that CGROUP records name
- * (one id named twice: the first path stays), an id no record names
- * ("unknown") and id 0 ("N/A"); threads whose NAMESPACES records give
- * different cgroup namespaces, one given twice (the latest counts for the
- * samples after it) and one thread without any ("0/0x0"). Every sample has
- * the same period, so rows tie and their order is the keys' own. The oracle
- * is perf itself: both print the same rows. Skips without a usable perf.
+ * perfkit report's sort keys that come from sample values and side-band
+ * records, against perf report on written files:
+ *  - cgroup and cgroup_id: samples with PERF_SAMPLE_CGROUP ids that CGROUP
+ *    records name (one id named twice: the first path stays), an id no
+ *    record names ("unknown") and id 0 ("N/A"); threads whose NAMESPACES
+ *    records give different cgroup namespaces, one given twice (the latest
+ *    counts for the samples after it) and one thread without any ("0/0x0");
+ *  - weight, local_weight, ins_lat, local_ins_lat: WEIGHT_STRUCT samples
+ *    whose rows hold one or several samples (weight is the row's sum), and
+ *    a PERF_SAMPLE_WEIGHT file (64-bit weights, no instruction latency).
+ * Every sample has the same period, so rows tie and their order is the
+ * keys' own. The oracle is perf itself: both print the same rows. Skips
+ * without a usable perf.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +115,43 @@ static int write_file(const char *path)
 	return write_perfdata(path, &ev, 1, recs, lens, r);
 }
 
+/* A sample of @pid with weight @w (WEIGHT_STRUCT: var1_dw @w, var2_w @lat; WEIGHT: the u64). */
+static size_t weight_sample(uint64_t *buf, uint32_t pid, uint64_t w, uint16_t lat, int wstruct)
+{
+	struct perf_event_header *h = (struct perf_event_header *)buf;
+
+	buf[1] = 0x401000;
+	buf[2] = (uint64_t)pid << 32 | pid;
+	buf[3] = 1000;
+	buf[4] = wstruct ? (w & 0xffffffffu) | (uint64_t)lat << 32 | (uint64_t)7 << 48 : w;
+	h->type = PERF_RECORD_SAMPLE;
+	h->misc = PERF_RECORD_MISC_USER;
+	h->size = 5 * 8;
+	return 5 * 8;
+}
+
+static int write_weights(const char *path, int wstruct)
+{
+	static uint64_t recs[40][64];
+	static const uint64_t ids[] = { 1 };
+	static const uint64_t weights[] = { 100, 250, 100, 7, 100, 5000000000ull, 250, 7 };
+	static const uint16_t lats[] = { 3, 0, 3, 9, 40, 1, 0, 9 };
+	struct perf_event_attr attr = { 0 };
+	struct pk_writer_evsel ev = { .attr = &attr, .name = "cpu-clock", .ids = ids, .nr_ids = 1 };
+	size_t lens[40], r = 0;
+
+	cpu_clock_attr(&attr, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD |
+		       (wstruct ? PERF_SAMPLE_WEIGHT_STRUCT : PERF_SAMPLE_WEIGHT));
+	lens[r] = comm_record(recs[r], 11, "loads");
+	r++;
+	lens[r] = comm_record(recs[r], 12, "stores");
+	r++;
+	for (unsigned k = 0; k < 24; k++, r++)
+		lens[r] = weight_sample(recs[r], 11 + k % 3 / 2, wstruct || weights[k % 8] < 1u << 31 ?
+					weights[k % 8] : weights[k % 8] * 3, lats[k % 8], wstruct);
+	return write_perfdata(path, &ev, 1, recs, lens, r);
+}
+
 int main(void)
 {
 	static const char *const args[] = {
@@ -117,7 +159,7 @@ int main(void)
 		"--sort comm,cgroup", "--sort cgroup_id,pid",
 	};
 	const char *perfkit;
-	char dir[] = "/tmp/pk-report-cgroups.XXXXXX", file[600];
+	char dir[] = "/tmp/pk-report-keys.XXXXXX", file[600];
 
 	perfkit = vs_perf_start(dir);
 	if (!perfkit)
@@ -126,6 +168,18 @@ int main(void)
 	if (ok(!write_file(file), "file with cgroups and namespaces written"))
 		for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++)
 			same_rows(perfkit, file, "cgroups.data", args[i]);
+	for (int wstruct = 1; wstruct >= 0; wstruct--) {
+		static const char *const wargs[] = {
+			"--sort weight", "--sort local_weight,comm", "--sort comm,weight,local_weight -n",
+			"--sort ins_lat,local_ins_lat", "--sort local_ins_lat,weight,comm",
+		};
+		const char *label = wstruct ? "weight_struct.data" : "weight.data";
+
+		snprintf(file, sizeof(file), "%s/%s", dir, label);
+		if (ok(!write_weights(file, wstruct), "%s written", label))
+			for (size_t i = 0; i < sizeof(wargs) / sizeof(wargs[0]); i++)
+				same_rows(perfkit, file, label, wargs[i]);
+	}
 	vs_perf_finish(dir);
 	return done_testing();
 }
