@@ -34,6 +34,7 @@ static void script_usage(FILE *f)
 		"      --show-task-events  print COMM/FORK/EXIT records\n"
 		"      --show-switch-events, --show-lost-events, --show-namespace-events,\n"
 		"      --show-cgroup-events, --show-bpf-events   print those records too\n"
+		"      --per-event-dump    each event's samples to FILE.EVENT.dump\n"
 		"      --comm, --pid, --tid LIST   only these threads\n"
 		"  -C, --cpu CPUS          only these CPUs (\"0-3,5\")\n"
 		"      --time START,END    only samples in this time range (seconds)\n"
@@ -55,7 +56,7 @@ enum {
 	OPT_HEADER = 256, OPT_MMAP, OPT_TASK, OPT_COMM, OPT_PID, OPT_TID, OPT_TIME, OPT_DSOS,
 	OPT_MAX_STACK, OPT_INLINE, OPT_NO_INLINE, OPT_NS, OPT_RELTIME, OPT_DELTATIME,
 	OPT_SYMFS, OPT_KALLSYMS, OPT_DEMANGLE, OPT_NO_DEMANGLE,
-	OPT_SWITCH, OPT_LOST, OPT_NAMESPACE, OPT_CGROUP, OPT_BPF, OPT_FULL_SOURCE_PATH,
+	OPT_SWITCH, OPT_LOST, OPT_NAMESPACE, OPT_CGROUP, OPT_BPF, OPT_FULL_SOURCE_PATH, OPT_PER_EVENT_DUMP,
 };
 
 static int append_fields(char **acc, const char *arg)
@@ -85,6 +86,7 @@ int cmd_script(int argc, char **argv)
 		{ "show-namespace-events", no_argument, NULL, OPT_NAMESPACE },
 		{ "show-cgroup-events", no_argument, NULL, OPT_CGROUP },
 		{ "show-bpf-events", no_argument, NULL, OPT_BPF },
+		{ "per-event-dump", no_argument, NULL, OPT_PER_EVENT_DUMP },
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "comms", required_argument, NULL, OPT_COMM },
 		{ "pid", required_argument, NULL, OPT_PID },
@@ -113,7 +115,7 @@ int cmd_script(int argc, char **argv)
 	struct pk_script_opts opts = { .sz = sizeof(opts) };
 	const char *input = NULL;
 	char *fields = NULL;
-	int header = 0, verbose = 0, opt, ret, status = 0;
+	int header = 0, verbose = 0, per_event_dump = 0, opt, ret, status = 0;
 	struct pk_session *ss = NULL;
 	struct pk_script *sc = NULL;
 	static char outbuf[1 << 20];
@@ -136,6 +138,7 @@ int cmd_script(int argc, char **argv)
 		case OPT_NAMESPACE: opts.show_namespace_events = 1; break;
 		case OPT_CGROUP: opts.show_cgroup_events = 1; break;
 		case OPT_BPF: opts.show_bpf_events = 1; break;
+		case OPT_PER_EVENT_DUMP: per_event_dump = 1; break;
 		case OPT_COMM: sopts.filter.comms = optarg; break;
 		case OPT_PID: sopts.filter.pids = optarg; break;
 		case OPT_TID: sopts.filter.tids = optarg; break;
@@ -215,6 +218,11 @@ int cmd_script(int argc, char **argv)
 		fflush(stdout);
 		cli_diag(&d, ret);
 		status = cli_status_of(ret);
+		goto out;
+	}
+	if (per_event_dump && (ret = pk_script_per_event_dump(sc, input, &d)) < 0) {
+		cli_diag(&d, ret);
+		status = 1;
 		goto out;
 	}
 	ret = pk_script_run(sc, &d);

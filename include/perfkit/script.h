@@ -86,7 +86,14 @@ PK_API int pk_script_run(struct pk_script *sc, struct pk_diag *d);
 /* The callbacks pk_script_run() passes to pk_session_run(), for callers that run the session themselves. */
 PK_API int pk_script_sample(void *sc, const struct pk_rsample *rs);
 PK_API int pk_script_record(void *sc, const struct pk_record *r);
-/* Write buffered output to the FILE. 0 or -errno (write error). */
+/*
+ * perf script --per-event-dump: each event's samples go to the file
+ * "@input.EVENT.dump" (made now, empty ones too), the side band to the main
+ * output, which pk_script_run() ends with perf's "[ perf script: Wrote N MB
+ * FILE (N samples) ]" line per file. 0 or -errno with @d naming the file.
+ */
+PK_API int pk_script_per_event_dump(struct pk_script *sc, const char *input, struct pk_diag *d);
+/* Write buffered output to the FILE(s). 0 or -errno (write error). */
 PK_API int pk_script_flush(struct pk_script *sc);
 
 /*

@@ -55,6 +55,14 @@ struct pk_script {
 	struct pk_perfdata *data;
 	struct pk_symbols *syms;
 	struct pk_obuf out;
+	struct pk_obuf *o;           /* where the record being printed goes: out, or its event's dump */
+	/* --per-event-dump: a file per event, its name and samples written (pk_script_per_event_dump) */
+	struct pk_event_dump {
+		struct pk_obuf out;
+		char *path;
+		uint64_t samples;
+	} *dumps;
+	size_t nr_dumps;
 	struct pk_field_set set[PK_OT_MAX];
 	int use_callchain;
 	int name_width;

@@ -13,9 +13,13 @@
  * numbers by hand and allocates nothing.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <linux/perf_event.h>
 #include <trace-seq.h>
 #include <perfkit/perfdata.h>
@@ -87,6 +91,7 @@ int pk_script_new(struct pk_session *ss, const struct pk_script_opts *opts_in, F
 	sc->time_mode = opts.time_mode;
 	pk_diag_init(&sc->err);
 	ret = pk_obuf_init(&sc->out, out);
+	sc->o = &sc->out;
 	if (ret < 0) {
 		pk_script_free(sc);
 		return pk_diag_fail(d, ret, "out of memory");
@@ -112,6 +117,14 @@ void pk_script_free(struct pk_script *sc)
 		return;
 	pk_obuf_flush(&sc->out);
 	pk_obuf_release(&sc->out);
+	for (size_t i = 0; i < sc->nr_dumps; i++) {
+		pk_obuf_flush(&sc->dumps[i].out);
+		pk_obuf_release(&sc->dumps[i].out);
+		if (sc->dumps[i].out.f)
+			fclose(sc->dumps[i].out.f);
+		free(sc->dumps[i].path);
+	}
+	free(sc->dumps);
 	pk_tracing_free(sc->tep);
 	if (sc->seq_init)
 		trace_seq_destroy(&sc->seq);
@@ -125,7 +138,55 @@ int pk_script_flush(struct pk_script *sc)
 
 	if (!ret && fflush(sc->out.f))
 		ret = -errno;
+	for (size_t i = 0; !ret && i < sc->nr_dumps; i++)
+		if (!(ret = pk_obuf_flush(&sc->dumps[i].out)) && fflush(sc->dumps[i].out.f))
+			ret = -errno;
 	return ret;
+}
+
+int pk_script_per_event_dump(struct pk_script *sc, const char *input, struct pk_diag *d)
+{
+	size_t n = pk_perfdata_nr_evsels(sc->data);
+
+	sc->dumps = calloc(n ? n : 1, sizeof(*sc->dumps));
+	if (!sc->dumps)
+		return pk_diag_fail(d, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		struct pk_event_dump *e = &sc->dumps[i];
+		FILE *f;
+
+		if (asprintf(&e->path, "%s.%s.dump", input, pk_perfdata_evsel(sc->data, i)->name) < 0) {
+			e->path = NULL;
+			return pk_diag_fail(d, -ENOMEM, "out of memory");
+		}
+		sc->nr_dumps = i + 1;
+		f = fopen(e->path, "w");
+		if (!f)
+			return pk_diag_fail(d, -errno, "cannot create %s: %s", e->path, strerror(errno));
+		if (pk_obuf_init(&e->out, f) < 0) {
+			fclose(f);
+			return pk_diag_fail(d, -ENOMEM, "out of memory");
+		}
+	}
+	return 0;
+}
+
+/* perf's closing lines of --per-event-dump: each file's size and samples. */
+static void dump_summary(struct pk_script *sc)
+{
+	char line[PATH_MAX + 128];
+
+	for (size_t i = 0; i < sc->nr_dumps; i++) {
+		struct stat st;
+		int n;
+
+		if (fstat(fileno(sc->dumps[i].out.f), &st))
+			st.st_size = 0;
+		n = snprintf(line, sizeof(line), "[ perf script: Wrote %.3f MB %s (%" PRIu64 " samples) ]\n",
+			     (double)st.st_size / 1024.0 / 1024.0, sc->dumps[i].path, sc->dumps[i].samples);
+		if (n > 0)
+			pk_obuf_write(&sc->out, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	}
 }
 
 struct tep_handle *pk_script_tracing(struct pk_script *sc, const void *blob, size_t len)
@@ -211,14 +272,14 @@ static void put_time(struct pk_script *sc, uint64_t t)
 		frac /= 10;
 	}
 	n += (size_t)digits;
-	pk_obuf_pad(&sc->out, tmp, n, sc->time_ns ? 15 : 12);
-	pk_obuf_write(&sc->out, ": ", 2);
+	pk_obuf_pad(sc->o, tmp, n, sc->time_ns ? 15 : 12);
+	pk_obuf_write(sc->o, ": ", 2);
 }
 
 void pk_script_put_start(struct pk_script *sc, uint32_t f, int comm_plain, const struct pk_thread *t,
 		      int32_t pid, int32_t tid, int32_t cpu, uint64_t time)
 {
-	struct pk_obuf *o = &sc->out;
+	struct pk_obuf *o = sc->o;
 
 	if (f & PK_SF_COMM)
 		put_comm(o, t, comm_plain);
@@ -285,7 +346,7 @@ static void put_dso(struct pk_obuf *o, const struct pk_location *loc)
  */
 static void put_srcline(struct pk_script *sc, const struct pk_location *loc)
 {
-	struct pk_obuf *o = &sc->out;
+	struct pk_obuf *o = sc->o;
 	struct pk_srcline sl[8];
 
 	if (!loc->map || !loc->dso)
@@ -307,7 +368,7 @@ static void put_srcline(struct pk_script *sc, const struct pk_location *loc)
 
 static void put_callchain(struct pk_script *sc, uint32_t f, const struct pk_rsample *rs)
 {
-	struct pk_obuf *o = &sc->out;
+	struct pk_obuf *o = sc->o;
 
 	for (uint32_t i = 0; i < rs->nr_frames; i++) {
 		const struct pk_location *fr = &rs->frames[i];
@@ -361,7 +422,7 @@ static void branch_resolve(struct pk_script *sc, const struct pk_rsample *rs, ui
 /* One end of a branch: "0x<addr>" (brstack) or "sym+0xoff" (brstacksym), then "(dso)" with -F dso. */
 static void put_branch_end(struct pk_script *sc, uint32_t f, const struct pk_rsample *rs, uint64_t addr)
 {
-	struct pk_obuf *o = &sc->out;
+	struct pk_obuf *o = sc->o;
 	struct pk_location loc = { 0 };
 
 	if (f & (PK_SF_DSO | PK_SF_BRSTACKSYM))
@@ -392,7 +453,7 @@ static void put_branch_end(struct pk_script *sc, uint32_t f, const struct pk_rsa
  */
 static void put_brstack(struct pk_script *sc, uint32_t f, const struct pk_rsample *rs)
 {
-	struct pk_obuf *o = &sc->out;
+	struct pk_obuf *o = sc->o;
 	const struct pk_sample *s = rs->s;
 
 	for (uint64_t i = 0; s->branch && i < s->branch_nr; i++) {
@@ -422,10 +483,21 @@ static int addr_correlates_sym(const struct perf_event_attr *a)
 		a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
 }
 
+/* A sample's output: its event's dump with --per-event-dump, else the main one (sc->o). */
+static struct pk_obuf *select_output(struct pk_script *sc, const struct pk_evsel *ev)
+{
+	sc->o = &sc->out;
+	if (sc->nr_dumps && ev && (size_t)ev->idx < sc->nr_dumps) {
+		sc->o = &sc->dumps[ev->idx].out;
+		sc->dumps[ev->idx].samples++;
+	}
+	return sc->o;
+}
+
 int pk_script_sample(void *ctx, const struct pk_rsample *rs)
 {
 	struct pk_script *sc = ctx;
-	struct pk_obuf *o = &sc->out;
+	struct pk_obuf *o = select_output(sc, rs->evsel);
 	const struct pk_sample *s = rs->s;
 	const struct perf_event_attr *attr = &rs->evsel->attr.attr;
 	int type = pk_output_type(attr->type);
@@ -542,6 +614,11 @@ int pk_script_run(struct pk_script *sc, struct pk_diag *d)
 {
 	int ret = pk_session_run(sc->ss, run_sample, pk_script_record, sc, d);
 	int fret = pk_script_flush(sc);
+
+	if (!ret && !fret && sc->nr_dumps) {
+		dump_summary(sc);
+		fret = pk_script_flush(sc);
+	}
 
 	if (ret > 0 || (ret < 0 && !d->err))
 		ret = pk_diag_fail(d, ret > 0 ? -EIO : ret, "cannot write the output: %s",

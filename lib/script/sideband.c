@@ -117,7 +117,7 @@ static int wanted(const struct pk_script_opts *o, uint32_t type)
 int pk_script_record(void *ctx, const struct pk_record *r)
 {
 	struct pk_script *sc = ctx;
-	struct pk_obuf *o = &sc->out;
+	struct pk_obuf *o = sc->o = &sc->out;      /* side band goes to the main output, dumps or not */
 	const struct perf_event_header *h = r->hdr;
 	const struct pk_evsel *ev = r->evsel;
 	const struct pk_sample *s = &r->sample;
