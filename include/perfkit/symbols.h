@@ -69,6 +69,12 @@ struct pk_thread {
 	int32_t ppid;                /* the tid that FORKed it, -1 if none did (perf's thread->ppid) */
 	/* its cgroup namespace (device, inode) from its latest NAMESPACES record, 0/0 before one */
 	uint64_t cgroup_ns_dev, cgroup_ns_ino;
+	/*
+	 * The first comm it got (COMM, or its parent's at FORK), NULL before:
+	 * perf renames a thread's ":TID" placeholder to it in place, so its
+	 * samples from before that comm print it too (comm__override)
+	 */
+	const char *first_comm;
 };
 
 /* One inline frame or source position from DWARF. */

@@ -21,7 +21,7 @@ static uint32_t rp_frame_entry(struct pk_report *r, struct rp_keyctx *c)
 	struct rp_fcache *f;
 	uint32_t ei;
 
-	if (!r->frame_cache_ok)
+	if (!r->frame_cache_ok || c->placeholder_comm)
 		return rp_entry_get(r, c);
 	a = (uint64_t)c->comm_id << 32 | (uint32_t)(c->rs->evsel ? c->rs->evsel->idx : 0);
 	b = l->sym ? (uintptr_t)l->sym : ((uintptr_t)l->dso | 1);

@@ -278,6 +278,11 @@ static struct rp_hists *rp_hists(struct pk_report *r, size_t idx)
 	return &r->hists[idx];
 }
 
+int rp_comm_placeholder(const struct pk_thread *who)
+{
+	return !(who && who->comm && who->comm[0]);
+}
+
 uint32_t rp_comm_text_id(struct rp_strtab *t, const struct pk_rsample *rs, const struct pk_thread *who)
 {
 	char buf[32];
@@ -381,6 +386,10 @@ int rp_add_sample(struct pk_report *r, const struct pk_rsample *rs, const struct
 	c.comm_id = rp_comm_text_id(&r->strs, rs, who);
 	if (c.comm_id == UINT32_MAX)
 		return -ENOMEM;
+	if (rp_comm_placeholder(who) && rs->thread) {
+		c.placeholder_comm = 1;
+		r->placeholder_comms = 1;
+	}
 	if (r->has_parent_key) {
 		c.parent_id = rp_parent_id(r, rs);
 		if (c.parent_id == UINT32_MAX)
@@ -420,7 +429,9 @@ static int add_one(struct pk_report *r, const struct pk_rsample *rs)
 	h->total_period += rs->period;
 	if (rs->nr_frames)
 		h->has_callchain = 1;
-	if (r->memo_ok && rs->nr_frames && (err = rp_memo_lookup(r, rs, &stack, &hit)))
+	/* a ":TID" comm's rows are the thread's own (rp_first_comms()): not memoized across threads */
+	if (r->memo_ok && rs->nr_frames && !rp_comm_placeholder(rs->thread) &&
+	    (err = rp_memo_lookup(r, rs, &stack, &hit)))
 		return err;
 	if (r->pl || (!r->pl_tried && rp_pipeline_start(r)))
 		return rp_pipeline_push(r, rs, stack, hit);
@@ -441,7 +452,11 @@ int pk_report_add(struct pk_report *r, const struct pk_rsample *rs)
 
 int pk_report_finish(struct pk_report *r)
 {
-	return r->pl ? rp_pipeline_stop(r) : 0;
+	int err = r->pl ? rp_pipeline_stop(r) : 0;
+
+	if (!err && r->placeholder_comms)
+		err = rp_first_comms(r);
+	return err;
 }
 
 /* ---- output order ---------------------------------------------------------- */

@@ -125,6 +125,12 @@ struct rp_keyctx {
 	uint32_t parent_id;         /* first frame matching the parent regex, 0 = [other] */
 	char level;                 /* frames: perf's level char carried from the last mapped frame */
 	uint8_t inlined;            /* the frame is an inline frame (rs->inlined) */
+	/*
+	 * The thread had no comm yet (comm_id is ":TID"): the comm key also
+	 * holds the thread, whose first comm renames the rows later
+	 * (rp_first_comms())
+	 */
+	uint8_t placeholder_comm;
 };
 
 /* ---- entries (hist.c) ------------------------------------------------------ */
@@ -229,6 +235,7 @@ struct pk_report {
 	const struct rp_keydef *keys[RP_MAX_KEYS];
 	int nr_keys;
 	int has_sym_key, has_parent_key, has_srcline_key, sort_starts_sym;
+	int placeholder_comms;      /* rows keyed by a ":TID" comm exist (rp_first_comms() to do) */
 	int decided;                /* children / call-graph defaults fixed */
 	int add_err;                /* the first failed pk_report_add: every later one gets it too */
 	int pipe;                   /* pipe-mode input: perf decides before seeing any attr */
@@ -372,6 +379,16 @@ void rp_memo_release(struct rp_memo *m);
  * then (":tid" while it has none; NULL: the sample's tid); UINT32_MAX: ENOMEM.
  */
 uint32_t rp_comm_text_id(struct rp_strtab *t, const struct pk_rsample *rs, const struct pk_thread *who);
+/* The comm key's first word for a placeholder comm (its second word holds the thread). */
+#define RP_COMM_PLACEHOLDER (1ull << 63)
+/* @who had no comm when the sample was taken (perf's ":TID" placeholder). */
+int rp_comm_placeholder(const struct pk_thread *who);
+/*
+ * perf's comm__override(): rows whose comm was a thread's ":TID"
+ * placeholder take the thread's first comm, and rows that then have the
+ * same keys become one (pairs and counts summed). Once, before printing.
+ */
+int rp_first_comms(struct pk_report *r);
 /* hist.c: the part of pk_report_add() after the stack lookup (on the pipeline's worker, if any) */
 int rp_add_sample(struct pk_report *r, const struct pk_rsample *rs, const struct pk_thread *who,
 		  uint32_t stack, int hit);

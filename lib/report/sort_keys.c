@@ -133,6 +133,10 @@ int rp_key_compute(struct pk_report *r, const struct rp_keydef *k, const struct 
 	switch (k->id) {
 	case RP_K_COMM:
 		out[0] = c->comm_id;
+		if (c->placeholder_comm) {      /* the thread's own until its first comm names it */
+			out[0] |= RP_COMM_PLACEHOLDER;
+			out[1] = (uintptr_t)c->rs->thread;
+		}
 		break;
 	case RP_K_PID:
 	case RP_K_TID:

@@ -370,6 +370,8 @@ static void thread_set_comm(struct pk_symbols *s, struct sym_thread *th, const c
 	const char *c = sym_arena_strdup(&s->arena, comm);
 
 	if (c) {
+		if (!th->comm_set)
+			th->pub.first_comm = c;
 		th->pub.comm = c;
 		th->comm_set = 1;
 	}

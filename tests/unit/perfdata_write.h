@@ -51,6 +51,22 @@ static inline void cpu_clock_attr(struct perf_event_attr *attr, uint64_t sample_
 	attr->sample_type = sample_type;
 }
 
+/* A FORK record: @pid/@tid made by @ppid/@ptid. */
+static inline size_t fork_record(uint64_t *buf, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
+{
+	struct perf_event_header *h = (struct perf_event_header *)buf;
+	uint32_t *v = (uint32_t *)(buf + 1);
+
+	memset(buf, 0, 32);
+	v[0] = pid;
+	v[1] = ppid;
+	v[2] = tid;
+	v[3] = ptid;
+	h->type = PERF_RECORD_FORK;
+	h->size = 32;
+	return 32;
+}
+
 /* A COMM record naming process @pid (thread @pid) @comm, at most 15 bytes. */
 static inline size_t comm_record(uint64_t *buf, uint32_t pid, const char *comm)
 {

@@ -83,9 +83,9 @@ static struct pk_export *new_export(enum pk_export_format fmt, int by_period)
 	return pk_export_new(&o, &e, &d) ? NULL : e;
 }
 
-static struct pk_thread th_prog = { 100, 100, "my prog", -1, 0, 0 };
-static struct pk_thread th_java = { 200, 201, "java", -1, 0, 0 };
-static struct pk_thread th_nocomm = { 300, 301, "", -1, 0, 0 };
+static struct pk_thread th_prog = { 100, 100, "my prog", -1, 0, 0, NULL };
+static struct pk_thread th_java = { 200, 201, "java", -1, 0, 0, NULL };
+static struct pk_thread th_nocomm = { 300, 301, "", -1, 0, 0, NULL };
 
 /* The same samples for every format: returns the number added. */
 static int add_all(struct pk_export *e)

@@ -23,8 +23,8 @@ static struct pk_sym s_bar = { 0x300, 0x400, "bar" };
 static struct pk_sym s_kfn = { 0x1000, 0x2000, "do_syscall_64" };
 static struct pk_map m_prog = { 0x400000, 0x500000, 0, &dso_prog, 5, 0, 0 };
 static struct pk_map m_kern = { 0xffffffff81000000ULL, 0xffffffff82000000ULL, 0, &dso_kernel, 5, 0, 0 };
-static struct pk_thread t_prog = { 100, 100, "prog", -1, 0, 0 };
-static struct pk_thread t_other = { 200, 201, "other", -1, 0, 0 };
+static struct pk_thread t_prog = { 100, 100, "prog", -1, 0, 0, NULL };
+static struct pk_thread t_other = { 200, 201, "other", -1, 0, 0, NULL };
 static struct pk_evsel ev;
 static int add_failed;
 

@@ -8,7 +8,11 @@
  *    counts for the samples after it) and one thread without any ("0/0x0");
  *  - weight, local_weight, ins_lat, local_ins_lat: WEIGHT_STRUCT samples
  *    whose rows hold one or several samples (weight is the row's sum), and
- *    a PERF_SAMPLE_WEIGHT file (64-bit weights, no instruction latency).
+ *    a PERF_SAMPLE_WEIGHT file (64-bit weights, no instruction latency);
+ *  - comm: threads sampled before their first COMM, whose ":TID" rows perf
+ *    renames to it (with call graphs and Children, merged into the rows the
+ *    name has), an exec COMM, a thread never named, and a tid replaced by a
+ *    FORK between its samples.
  * Every sample has the same period, so rows tie and their order is the
  * keys' own. The oracle is perf itself: both print the same rows. Skips
  * without a usable perf.
@@ -152,6 +156,82 @@ static int write_weights(const char *path, int wstruct)
 	return write_perfdata(path, &ev, 1, recs, lens, r);
 }
 
+/* A sample of @pid/@tid at @ip with a user call chain (@ip, then 0x402000 + 0x100 * @k % 3). */
+static size_t comm_sample(uint64_t *buf, uint32_t pid, uint32_t tid, uint64_t ip, unsigned k)
+{
+	struct perf_event_header *h = (struct perf_event_header *)buf;
+
+	buf[1] = ip;
+	buf[2] = (uint64_t)tid << 32 | pid;
+	buf[3] = 1000;
+	buf[4] = 3;
+	buf[5] = (uint64_t)PERF_CONTEXT_USER;
+	buf[6] = ip;
+	buf[7] = 0x402000 + 0x100 * (k % 3);
+	h->type = PERF_RECORD_SAMPLE;
+	h->misc = PERF_RECORD_MISC_USER;
+	h->size = 8 * 8;
+	return 8 * 8;
+}
+
+/*
+ * Threads sampled before their first COMM: 500 (then "late", then "later"),
+ * 501 (then an exec COMM "x"), 502 never named, and tid 503 sampled, then
+ * replaced by a FORK (a new thread, named "child" by its parent) and sampled
+ * again. "late" also has samples of another thread (510) from the start.
+ */
+static int write_comms(const char *path)
+{
+	static uint64_t recs[48][64];
+	static const uint64_t ids[] = { 1 };
+	struct perf_event_attr attr = { 0 };
+	struct pk_writer_evsel ev = { .attr = &attr, .name = "cpu-clock", .ids = ids, .nr_ids = 1 };
+	size_t lens[48], r = 0;
+	unsigned k = 0;
+
+	cpu_clock_attr(&attr, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN);
+	lens[r] = comm_record(recs[r], 510, "late");
+	r++;
+	lens[r] = comm_record(recs[r], 520, "child");
+	r++;
+	for (int rep = 0; rep < 3; rep++) {
+		lens[r] = comm_sample(recs[r], 500, 500, 0x401000, k++);
+		r++;
+		lens[r] = comm_sample(recs[r], 510, 510, 0x401000, k++);
+		r++;
+		lens[r] = comm_sample(recs[r], 501, 501, 0x401100, k++);
+		r++;
+		lens[r] = comm_sample(recs[r], 502, 502, 0x401200, k++);
+		r++;
+		lens[r] = comm_sample(recs[r], 503, 503, 0x401300, k++);
+		r++;
+	}
+	lens[r] = comm_record(recs[r], 500, "late");
+	r++;
+	lens[r] = comm_record(recs[r], 501, "x");
+	{
+		struct perf_event_header *h = (struct perf_event_header *)(void *)recs[r];
+
+		h->misc |= PERF_RECORD_MISC_COMM_EXEC;
+	}
+	r++;
+	lens[r] = fork_record(recs[r], 503, 520, 503, 520);        /* a new 503, named "child" */
+	r++;
+	lens[r] = comm_sample(recs[r], 500, 500, 0x401000, k++);
+	r++;
+	lens[r] = comm_record(recs[r], 500, "later");
+	r++;
+	for (int rep = 0; rep < 2; rep++) {
+		lens[r] = comm_sample(recs[r], 500, 500, 0x401000, k++);
+		r++;
+		lens[r] = comm_sample(recs[r], 503, 503, 0x401300, k++);
+		r++;
+		lens[r] = comm_sample(recs[r], 501, 501, 0x401100, k++);
+		r++;
+	}
+	return write_perfdata(path, &ev, 1, recs, lens, r);
+}
+
 int main(void)
 {
 	static const char *const args[] = {
@@ -179,6 +259,25 @@ int main(void)
 		if (ok(!write_weights(file, wstruct), "%s written", label))
 			for (size_t i = 0; i < sizeof(wargs) / sizeof(wargs[0]); i++)
 				same_rows(perfkit, file, label, wargs[i]);
+	}
+	snprintf(file, sizeof(file), "%s/comms.data", dir);
+	if (ok(!write_comms(file), "comms.data (samples before a thread's first COMM) written")) {
+		static const char *const cargs[] = {
+			"--sort comm -n", "--no-children --sort comm -n -g none", "--no-children --sort comm,sym",
+			"--sort comm,sym -g caller", "--no-children --sort comm,sym -g folded", "--sort sym,comm -n",
+		};
+		char cmd[1400], *one, *two;
+
+		for (size_t i = 0; i < sizeof(cargs) / sizeof(cargs[0]); i++)
+			same_rows(perfkit, file, "comms.data", cargs[i]);
+		/* the same rows when one thread adds the samples as when two do (pipeline.c) */
+		snprintf(cmd, sizeof(cmd), "'%s' report --stdio --sort comm,sym --threads 1 -i '%s' 2>/dev/null", perfkit, file);
+		one = rows_of(cmd);
+		snprintf(cmd, sizeof(cmd), "'%s' report --stdio --sort comm,sym --threads 2 -i '%s' 2>/dev/null", perfkit, file);
+		two = rows_of(cmd);
+		ok(one && two && !strcmp(one, two), "comms.data: the same rows with --threads 1 and 2");
+		free(one);
+		free(two);
 	}
 	vs_perf_finish(dir);
 	return done_testing();

@@ -21,22 +21,6 @@
 #include "perfdata_write.h"
 #include "report_vs_perf.h"
 
-/* A FORK record: @pid/@tid made by @ppid/@ptid. */
-static size_t fork_record(uint64_t *buf, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
-{
-	struct perf_event_header *h = (struct perf_event_header *)buf;
-	uint32_t *v = (uint32_t *)(buf + 1);
-
-	memset(buf, 0, 32);
-	v[0] = pid;
-	v[1] = ppid;
-	v[2] = tid;
-	v[3] = ptid;
-	h->type = PERF_RECORD_FORK;
-	h->size = 32;
-	return 32;
-}
-
 static size_t exit_record(uint64_t *buf, uint32_t pid, uint32_t tid)
 {
 	size_t n = fork_record(buf, pid, pid, tid, tid);
