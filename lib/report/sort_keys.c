@@ -294,6 +294,21 @@ static const char *rp_key_str(const struct pk_report *r, const struct rp_keydef 
 	}
 }
 
+/*
+ * The comm the pid and tid keys print: the thread's as it is now, at the
+ * end (perf's thread__comm_str(he->thread)), ":TID" if it never had one.
+ */
+static const char *thread_comm_now(const struct pk_report *r, const struct rp_entry *e, char *own,
+				   size_t sz)
+{
+	if (!e->thread)
+		return r->strs.str[e->comm_id];
+	if (e->thread->comm && e->thread->comm[0])
+		return e->thread->comm;
+	snprintf(own, sz, ":%d", e->thread->tid);
+	return own;
+}
+
 /* The two words key @k of @r stored in @e (rp_key_values()'s out[]). */
 static const uint64_t *key_words(const struct pk_report *r, const struct rp_keydef *k,
 				 const struct rp_entry *e)
@@ -332,9 +347,12 @@ size_t rp_key_text(const struct pk_report *r, const struct rp_keydef *k, const s
 		n = snprintf(buf, sz, "%" PRIu64, key_words(r, k, e)[0] * e->nr_self);
 		break;
 	case RP_K_PID:
-	case RP_K_TID:
-		n = snprintf(buf, sz, "%7d:%s", e->tid, r->strs.str[e->comm_id]);
+	case RP_K_TID: {
+		char own[32];
+
+		n = snprintf(buf, sz, "%7d:%s", e->tid, thread_comm_now(r, e, own, sizeof(own)));
 		break;
+	}
 	case RP_K_SYM:
 		if (e->sym)
 			n = snprintf(buf, sz, "[%c] %s%s", e->level, e->sym->name,
@@ -498,8 +516,11 @@ size_t rp_key_width(const struct pk_report *r, const struct rp_keydef *k, const 
 		return (!e->sym && w < 16) ? 16 : w;
 	}
 	case RP_K_PID:
-	case RP_K_TID:
-		return strlen(r->strs.str[e->comm_id]) + 8;
+	case RP_K_TID: {
+		char own[32];
+
+		return strlen(thread_comm_now(r, e, own, sizeof(own))) + 8;
+	}
 	case RP_K_COMM:
 		/* perf measures the thread's comm as it is at the end (its cached length) */
 		if (e->thread && e->thread->comm && e->thread->comm[0])

@@ -105,7 +105,7 @@ if ! have_perf; then
 	exit $?
 fi
 
-# ---- every shared file perf 6.1 reads: --no-children --sort comm,dso -----
+# ---- every shared file perf 6.1 reads: --no-children --sort comm,dso, and pid -----
 while read -r line; do
 	file=$(echo "$line" | awk -F'|' '{ print $2 }' | tr -d ' ')
 	verdict=$(echo "$line" | awk -F'|' '{ print $(NF-1) }' | tr -d ' ')
@@ -114,6 +114,8 @@ while read -r line; do
 	f=$(find "$DATA" -name "$file" -type f | head -1)
 	[ -n "$f" ] || continue
 	compare "comm,dso rows match perf: ${f#$DATA/}" "$f" --no-children --sort comm,dso
+	# pid: "TID:COMM" with the thread's comm as it is at the end, the column sized by it
+	compare "pid rows match perf: ${f#$DATA/}" "$f" --no-children --sort pid -g none
 done < <(grep -E '^\| [A-Za-z0-9_.-]+ \|' "$DATA/SOURCES.md")
 
 # ---- files perf 6.1 cannot read: perfkit reads them -----------------------
