@@ -313,6 +313,8 @@ static int rp_add_branches(struct pk_report *r, struct rp_hists *h, const struct
 {
 	const struct pk_sample *s = rs->s;
 	struct pk_location loc;
+	/* perf's branch entries keep the sample's own level, wherever the branch went */
+	char level = rs->cpumode == PERF_RECORD_MISC_KERNEL ? 'k' : '.';
 
 	for (uint64_t i = 0; i < s->branch_nr; i++) {
 		struct perf_branch_entry be;
@@ -324,7 +326,7 @@ static int rp_add_branches(struct pk_report *r, struct rp_hists *h, const struct
 		memset(&loc, 0, sizeof(loc));
 		pk_symbols_resolve(r->syms, rs->thread, mode, be.to, &loc);
 		c->loc = &loc;
-		c->level = mode == PERF_RECORD_MISC_KERNEL ? 'k' : '.';
+		c->level = level;
 		ei = rp_entry_get(r, c);
 		if (ei == UINT32_MAX)
 			return -ENOMEM;

@@ -155,6 +155,9 @@ int rp_key_compute(struct pk_report *r, const struct rp_keydef *k, const struct 
 			return -ENOMEM;
 		out[0] = (uint64_t)id << 2 | (l->sym != NULL);
 		out[1] = l->sym ? l->sym->start : rp_unres_ip(c);
+		/* perf's sort__sym_cmp(): two unresolved symbols are the same by address alone */
+		if (!l->sym && k->id == RP_K_SYM)
+			out[0] = 0;
 		if (k->id == RP_K_SYMOFF && l->sym)
 			out[1] = l->addr;
 		/*

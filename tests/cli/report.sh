@@ -118,6 +118,18 @@ while read -r line; do
 	compare "pid rows match perf: ${f#$DATA/}" "$f" --no-children --sort pid -g none
 done < <(grep -E '^\| [A-Za-z0-9_.-]+ \|' "$DATA/SOURCES.md")
 
+# ---- symbol rows: branch-stack files (perf's branch mode: a branch's row keeps the sample's own
+# level) and unresolved symbols of several DSOs at one address (one row by address, as perf) ----
+for f in quipper/perf.data.callgraph_and_branch-3.8 quipper/perf.data.branch-4.14 \
+	 quipper/perf.data.branch_stack_spec quipper/perf.data.branch_stack_hw_index \
+	 perfparser/vector_static_gcc_perf.lbr.data quipper/perf.data.piped.target-3.8 \
+	 quipper/perf.data.armv7-3.4 simpleperf/perf_g_fp.data; do
+	[ -f "$DATA/$f" ] || continue
+	for k in sym dso,sym; do
+		compare "$f: --sort $k rows match perf" "$DATA/$f" --no-children --sort "$k" -g none
+	done
+done
+
 # ---- files perf 6.1 cannot read: perfkit reads them -----------------------
 f="$DATA/linux-perf-data/sleep.data"
 if [ -f "$f" ]; then
