@@ -30,7 +30,9 @@ static const char usage_text[] =
 	"      --stdio            text output (the default and only interface)\n"
 	"  -s, --sort KEYS        comm,pid,tid,dso,sym,srcline,srcfile,cpu,symoff,parent,time,\n"
 	"                         dso_size,cgroup,cgroup_id,weight,local_weight,ins_lat,\n"
-	"                         local_ins_lat,mem,snoop,tlb,lock\n"
+	"                         local_ins_lat,mem,snoop,tlb,lock; with branch stacks: dso_from,\n"
+	"                         dso_to,symbol_from,symbol_to,cycles (comm,dso_from,symbol_from,\n"
+	"                         symbol_to,cycles by default)\n"
 	"  -F, --fields LIST      the columns, in order: overhead, overhead_children, sample,\n"
 	"                         period and sort keys; they order the output after --sort's\n"
 	"                         keys; +sample,period: added to the default columns\n"
@@ -551,7 +553,13 @@ int cmd_report(int argc, char **argv)
 	} else if (o.format) {
 		rc = run_export(&o, ss, &d, &walk_err);
 	} else {
-		pk_report_setup(r, ss);
+		if (pk_report_setup(r, ss) == -ENOTSUP) {
+			cli_error("--sort or -F has a branch key (dso_from, dso_to, symbol_from, symbol_to, "
+				  "cycles): '%s' has no branch stacks (perf record -b)", o.input);
+			pk_report_free(r);
+			pk_session_close(ss);
+			return 2;
+		}
 		sink.r = r;
 		sink.syms = pk_session_symbols(ss);
 		walk_err = pk_session_run(ss, on_report, NULL, &sink, &d);

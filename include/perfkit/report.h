@@ -81,7 +81,11 @@ PK_API void pk_report_free(struct pk_report *r);
 /*
  * Fix perf's defaults (children and call graphs only when some event has
  * call chains) from every event of @ss, and use its symbols for srcline.
- * Optional: without it the first sample's event decides.
+ * A file with the BRANCH_STACK feature turns perf's branch mode on: a row
+ * per branch, by default sorted by comm, dso_from, symbol_from, symbol_to
+ * and cycles. Optional: without it the first sample's event decides.
+ * 0, or -ENOTSUP when a branch key (dso_from, dso_to, symbol_from,
+ * symbol_to, cycles) is asked for outside branch mode (perf refuses it).
  */
 PK_API int pk_report_setup(struct pk_report *r, struct pk_session *ss);
 

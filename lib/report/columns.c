@@ -306,14 +306,15 @@ static void print_key(struct pk_report *r, int k, const struct rp_entry *e, cons
 
 	rp_key_text(r, r->keys[k], e, buf, sizeof(buf));
 	/* perf pads a column to its width only when it is not the last one, and
-	 * the own formats of sym, symoff, srcline, srcfile, time and the cgroup
-	 * keys do not pad */
+	 * the own formats of sym, symoff, srcline, srcfile, time, the cgroup
+	 * keys and the branch symbols do not pad */
 	if (last && (id == RP_K_SYM || id == RP_K_SYMOFF || id == RP_K_SRCLINE || id == RP_K_SRCFILE ||
-		     id == RP_K_TIME || id == RP_K_CGROUP || id == RP_K_CGROUP_ID))
+		     id == RP_K_TIME || id == RP_K_CGROUP || id == RP_K_CGROUP_ID || id == RP_K_SYM_FROM ||
+		     id == RP_K_SYM_TO))
 		snprintf(cell, sizeof(cell), "%s", buf);
 	else if (rp_key_right_align(r->keys[k]))
 		snprintf(cell, sizeof(cell), "%*s", (int)width[k], buf);
-	else if (id == RP_K_COMM)       /* perf cuts a comm wider than the column */
+	else if (id == RP_K_COMM || id == RP_K_DSO_FROM || id == RP_K_DSO_TO)   /* perf cuts them to the column */
 		snprintf(cell, sizeof(cell), "%-*.*s", (int)width[k], (int)width[k], buf);
 	else
 		snprintf(cell, sizeof(cell), "%-*s", (int)width[k], buf);

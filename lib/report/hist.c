@@ -40,7 +40,8 @@ static int rp_parse_columns(struct pk_report *r, struct pk_diag *d)
 		}
 	}
 	if (!err && !r->nr_sort_items && !r->fields_strict)
-		err = rp_items_parse(r, "comm,dso,sym", "--sort", r->sort_items, &r->nr_sort_items, d);
+		err = rp_items_parse(r, r->branch_mode ? "comm,dso_from,symbol_from,symbol_to,cycles" : "comm,dso,sym",
+				     "--sort", r->sort_items, &r->nr_sort_items, d);
 	if (err)
 		return err;
 	/* perf skips the first call-chain line when --sort starts with sym */
@@ -179,8 +180,23 @@ int pk_report_setup(struct pk_report *r, struct pk_session *ss)
 	r->syms = pk_session_symbols(ss);
 	r->pipe = pk_perfdata_is_pipe(p);
 	/* perf report switches to branch mode when the file has the BRANCH_STACK feature */
-	if (pk_features_has(pk_perfdata_features(p), PK_FEAT_BRANCH_STACK) && r->syms)
+	if (pk_features_has(pk_perfdata_features(p), PK_FEAT_BRANCH_STACK) && r->syms && !r->branch_mode) {
 		r->branch_mode = 1;
+		/* and its default keys, unless --sort or -F LIST gave some */
+		if (!(r->o.sort && *r->o.sort) && !r->fields_strict) {
+			struct pk_diag d;
+
+			pk_diag_init(&d);
+			r->nr_keys = r->nr_sort_items = r->nr_field_items = 0;
+			r->has_sym_key = r->has_parent_key = r->has_srcline_key = 0;
+			if (rp_parse_columns(r, &d))
+				return -EINVAL;
+		}
+	}
+	/* perf knows the branch keys in branch mode only */
+	for (int i = 0; i < r->nr_keys && !r->branch_mode; i++)
+		if (r->keys[i]->id >= RP_K_DSO_FROM && r->keys[i]->id <= RP_K_CYCLES)
+			return -ENOTSUP;
 	if (r->pipe) {
 		/* pipe mode: the attrs arrive with the records; the first sample decides */
 		r->decided = 0;
@@ -313,19 +329,21 @@ static int rp_add_branches(struct pk_report *r, struct rp_hists *h, const struct
 {
 	const struct pk_sample *s = rs->s;
 	struct pk_location loc;
-	/* perf's branch entries keep the sample's own level, wherever the branch went */
-	char level = rs->cpumode == PERF_RECORD_MISC_KERNEL ? 'k' : '.';
+	/* perf's branch entries keep the sample's own level, wherever the branch went: 'k', '.',
+	   or 'H' for any other cpumode (perf reads no guest) */
+	char level = rs->cpumode == PERF_RECORD_MISC_KERNEL ? 'k' : rs->cpumode == PERF_RECORD_MISC_USER ? '.' : 'H';
 
 	for (uint64_t i = 0; i < s->branch_nr; i++) {
 		struct perf_branch_entry be;
-		uint8_t mode;
+		struct pk_location from;
 		uint32_t ei;
 
 		memcpy(&be, &s->branch[i], sizeof(be));
-		mode = pk_symbols_addr_cpumode(be.to);
-		memset(&loc, 0, sizeof(loc));
-		pk_symbols_resolve(r->syms, rs->thread, mode, be.to, &loc);
+		pk_symbols_resolve(r->syms, rs->thread, pk_symbols_addr_cpumode(be.to), be.to, &loc);
+		pk_symbols_resolve(r->syms, rs->thread, pk_symbols_addr_cpumode(be.from), be.from, &from);
 		c->loc = &loc;
+		c->from = &from;
+		c->cycles = be.cycles;
 		c->level = level;
 		ei = rp_entry_get(r, c);
 		if (ei == UINT32_MAX)

@@ -100,6 +100,7 @@ enum rp_key_id {
 	RP_K_COMM, RP_K_PID, RP_K_TID, RP_K_DSO, RP_K_SYM, RP_K_SRCLINE, RP_K_CPU, RP_K_SYMOFF,
 	RP_K_PARENT, RP_K_TIME, RP_K_SRCFILE, RP_K_DSO_SIZE, RP_K_CGROUP, RP_K_CGROUP_ID,
 	RP_K_WEIGHT, RP_K_LOCAL_WEIGHT, RP_K_INS_LAT, RP_K_LOCAL_INS_LAT,
+	RP_K_DSO_FROM, RP_K_DSO_TO, RP_K_SYM_FROM, RP_K_SYM_TO, RP_K_CYCLES,    /* branch mode */
 	RP_K_MEM, RP_K_SNOOP, RP_K_TLB, RP_K_LOCK,  /* mem_id[] in this order: keep them last */
 };
 
@@ -131,6 +132,9 @@ struct rp_keyctx {
 	 * (rp_first_comms())
 	 */
 	uint8_t placeholder_comm;
+	/* branch mode: the branch's source (loc is its target) and its cycles */
+	const struct pk_location *from;
+	uint16_t cycles;
 };
 
 /* ---- entries (hist.c) ------------------------------------------------------ */
@@ -157,6 +161,12 @@ struct rp_entry {
 	uint32_t max_depth;         /* longest chain appended (perf's tie order in children mode) */
 	uint8_t filtered;           /* made by a sample the filters dropped: hidden, its periods
 	                               counted in the totals (perf's filtered hist entries) */
+	/* branch mode: the source's DSO and symbol, the addresses printed for unresolved ones */
+	const struct pk_sym *sym_from;
+	uint64_t ip_from, ip_to;
+	uint32_t dso_from_id;
+	uint16_t cycles;
+	char level_from, level_to;
 };
 
 struct rp_pair {                /* period that reached (entry, call-path node) */

@@ -38,6 +38,11 @@ static const struct rp_keydef keydefs[] = {
 	{ "local_weight", "Local Weight", RP_K_LOCAL_WEIGHT },
 	{ "ins_lat", "INSTR Latency", RP_K_INS_LAT },
 	{ "local_ins_lat", "Local INSTR Latency", RP_K_LOCAL_INS_LAT },
+	{ "dso_from", "Source Shared Object", RP_K_DSO_FROM },
+	{ "dso_to", "Target Shared Object", RP_K_DSO_TO },
+	{ "symbol_from", "Source Symbol", RP_K_SYM_FROM },
+	{ "symbol_to", "Target Symbol", RP_K_SYM_TO },
+	{ "cycles", "Basic Block Cycles", RP_K_CYCLES },
 	{ "mem", "Memory access", RP_K_MEM },
 	{ "snoop", "Snoop", RP_K_SNOOP },
 	{ "tlb", "Data TLB access", RP_K_TLB },
@@ -123,6 +128,32 @@ static uint32_t rp_mem_id(struct pk_report *r, enum rp_key_id k, uint64_t data_s
 	return rp_strtab_id(&r->strs, buf);
 }
 
+/* A branch's source; outside branch mode there is none (an empty location). */
+static const struct pk_location *branch_from(const struct rp_keyctx *c)
+{
+	static const struct pk_location none;
+
+	return c->from ? c->from : &none;
+}
+
+/*
+ * The level of a branch end: perf looks its address up as user, kernel, then
+ * guest space (no guest here) and keeps the last try's level: 'H' when no map
+ * has it.
+ */
+static char branch_level(const struct pk_location *l)
+{
+	if (!l->map)
+		return 'H';
+	return l->dso && l->dso->kernel ? 'k' : '.';
+}
+
+/* The address perf prints for an unresolved branch end: inside its map when it has one. */
+static uint64_t branch_addr(const struct pk_location *l)
+{
+	return l->map ? l->addr : l->ip;
+}
+
 int rp_key_compute(struct pk_report *r, const struct rp_keydef *k, const struct rp_keyctx *c,
 		   uint64_t out[2])
 {
@@ -188,6 +219,24 @@ int rp_key_compute(struct pk_report *r, const struct rp_keydef *k, const struct 
 		break;
 	case RP_K_CGROUP:
 		out[0] = (c->rs->s->present & PERF_SAMPLE_CGROUP) ? c->rs->s->cgroup : 0;
+		break;
+	case RP_K_DSO_FROM:
+	case RP_K_DSO_TO:
+		id = rp_dso_id(r, k->id == RP_K_DSO_FROM ? branch_from(c) : l);
+		if (id == UINT32_MAX)
+			return -ENOMEM;
+		out[0] = id;
+		break;
+	case RP_K_SYM_FROM:
+	case RP_K_SYM_TO: {     /* perf's sort__sym_from_cmp(): by start and end, unresolved by address */
+		const struct pk_location *b = k->id == RP_K_SYM_FROM ? branch_from(c) : l;
+
+		out[0] = b->sym ? b->sym->start : b->ip;
+		out[1] = b->sym ? b->sym->end : UINT64_MAX;
+		break;
+	}
+	case RP_K_CYCLES:
+		out[0] = c->cycles;
 		break;
 	case RP_K_WEIGHT:
 	case RP_K_LOCAL_WEIGHT:
@@ -255,6 +304,17 @@ int rp_entry_display(struct pk_report *r, struct rp_entry *e, const struct rp_ke
 	e->symoff = l->symoff;
 	e->level = c->self ? rp_level(l) : c->level;
 	e->parent_id = c->parent_id;
+	if (c->from) {
+		e->level_from = branch_level(c->from);
+		e->level_to = branch_level(l);
+		e->sym_from = c->from->sym;
+		e->ip_from = branch_addr(c->from);
+		e->ip_to = branch_addr(l);
+		e->dso_from_id = rp_dso_id(r, c->from);
+		if (e->dso_from_id == UINT32_MAX)
+			return -ENOMEM;
+		e->cycles = c->cycles;
+	}
 	for (int i = 0; i < r->nr_keys; i++) {
 		enum rp_key_id k = r->keys[i]->id;
 
@@ -280,7 +340,10 @@ static const char *rp_key_str(const struct pk_report *r, const struct rp_keydef 
 	case RP_K_COMM:
 		return r->strs.str[e->comm_id];
 	case RP_K_DSO:
+	case RP_K_DSO_TO:
 		return e->dso_id ? r->strs.str[e->dso_id] : "[unknown]";
+	case RP_K_DSO_FROM:
+		return e->dso_from_id ? r->strs.str[e->dso_from_id] : "[unknown]";
 	case RP_K_SRCLINE:
 		return r->strs.str[e->srcline_id];
 	case RP_K_SRCFILE:
@@ -332,6 +395,22 @@ size_t rp_key_text(const struct pk_report *r, const struct rp_keydef *k, const s
 	int n = 0;
 
 	switch (k->id) {
+	case RP_K_SYM_FROM:
+	case RP_K_SYM_TO: {
+		const struct pk_sym *sym = k->id == RP_K_SYM_FROM ? e->sym_from : e->sym;
+
+		char level = k->id == RP_K_SYM_FROM ? e->level_from : e->level_to;
+
+		if (sym)
+			n = snprintf(buf, sz, "[%c] %s", level, sym->name);
+		else
+			n = snprintf(buf, sz, "[%c] %#.16" PRIx64, level,
+				     k->id == RP_K_SYM_FROM ? e->ip_from : e->ip_to);
+		break;
+	}
+	case RP_K_CYCLES:
+		n = e->cycles ? snprintf(buf, sz, "%d", (int)(int16_t)e->cycles) : snprintf(buf, sz, "-");
+		break;
 	case RP_K_CGROUP:
 		w = key_words(r, k, e);
 		str = pk_symbols_cgroup_path(r->syms, w[0]);
@@ -424,6 +503,30 @@ int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struc
 
 		return k->id == RP_K_CGROUP ? c : -c;
 	}
+	case RP_K_DSO_FROM:     /* the dso key's order reversed: perf passes the maps the other */
+	case RP_K_DSO_TO: {     /* way round ([unknown] first, then names from the last) */
+		uint32_t da = k->id == RP_K_DSO_FROM ? a->dso_from_id : a->dso_id;
+		uint32_t db = k->id == RP_K_DSO_FROM ? b->dso_from_id : b->dso_id;
+
+		if (da == db)
+			return 0;
+		if (!da || !db)
+			return (!db) - (!da);
+		return strcmp(r->strs.str[db], r->strs.str[da]);
+	}
+	case RP_K_SYM_FROM:
+	case RP_K_SYM_TO: {     /* resolved first, then by start address (unresolved: by address) */
+		const uint64_t *wa = key_words(r, k, a), *wb = key_words(r, k, b);
+		int ra = wa[1] != UINT64_MAX, rb = wb[1] != UINT64_MAX;
+
+		if (ra != rb)
+			return ra ? -1 : 1;
+		if (wa[0] != wb[0])
+			return wa[0] < wb[0] ? -1 : 1;
+		return (wa[1] > wb[1]) - (wa[1] < wb[1]);
+	}
+	case RP_K_CYCLES:       /* most cycles first */
+		return (a->cycles < b->cycles) - (a->cycles > b->cycles);
 	case RP_K_WEIGHT:       /* highest weight first (perf's left - right) */
 	case RP_K_LOCAL_WEIGHT:
 	case RP_K_INS_LAT:
@@ -534,6 +637,16 @@ size_t rp_key_width(const struct pk_report *r, const struct rp_keydef *k, const 
 	case RP_K_TIME:         /* perf's fixed column */
 		return r->o.time_ns ? 16 : 12;
 	case RP_K_DSO_SIZE:     /* the title's width ("%*d" overflows it) */
+		return 0;
+	case RP_K_DSO_FROM:     /* perf sizes these by the DSOs of resolved ends only (else 16) */
+		return e->sym_from ? strlen(str) : 16;
+	case RP_K_DSO_TO:
+		return e->sym ? strlen(str) : 16;
+	case RP_K_SYM_FROM:
+		return e->sym_from ? strlen(e->sym_from->name) + 4 : 16 + 4 + 2;
+	case RP_K_SYM_TO:
+		return e->sym ? strlen(e->sym->name) + 4 : 16 + 4 + 2;
+	case RP_K_CYCLES:       /* the title's width */
 		return 0;
 	case RP_K_WEIGHT:       /* perf's fixed columns */
 	case RP_K_LOCAL_WEIGHT:

@@ -129,6 +129,24 @@ for f in quipper/perf.data.callgraph_and_branch-3.8 quipper/perf.data.branch-4.1
 		compare "$f: --sort $k rows match perf" "$DATA/$f" --no-children --sort "$k" -g none
 	done
 done
+# perf's branch mode by default (a file with the BRANCH_STACK feature): a row per branch, sorted by comm,
+# dso_from, symbol_from, symbol_to and cycles (each end's own level, DSO columns cut to the width)
+for f in quipper/perf.data.callgraph_and_branch-3.8 quipper/perf.data.branch-4.14 \
+	 quipper/perf.data.branch_stack_spec quipper/perf.data.branch_stack_hw_index \
+	 perfparser/vector_static_gcc_perf.lbr.data; do
+	[ -f "$DATA/$f" ] || continue
+	compare_full "$f: branch mode's default columns and rows" "$DATA/$f"
+done
+for f in quipper/perf.data.callgraph_and_branch-3.8 quipper/perf.data.branch_stack_hw_index; do
+	[ -f "$DATA/$f" ] && compare "$f: --sort comm,dso_from,dso_to" "$DATA/$f" --sort comm,dso_from,dso_to
+done
+# outside branch mode (an LBR call stack is not one) perf refuses the branch keys
+f="$DATA/perfparser/vector_static_gcc_perf.lbr.data"
+if [ -f "$f" ]; then
+	"$PERFKIT" report --stdio --sort comm,dso_from -i "$f" >/dev/null 2>"$TMP/e"
+	is "$?" 2 "--sort dso_from without branch stacks: exit status 2 (perf: invalid --sort key)"
+	grep -q "has a branch key.*has no branch stacks" "$TMP/e"; ok $? "... and it says why"
+fi
 
 # ---- files perf 6.1 cannot read: perfkit reads them -----------------------
 f="$DATA/linux-perf-data/sleep.data"
