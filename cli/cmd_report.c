@@ -29,7 +29,7 @@ static const char usage_text[] =
 	"  -i, --input FILE       perf.data to read (default perf.data; - for standard input)\n"
 	"      --stdio            text output (the default and only interface)\n"
 	"  -s, --sort KEYS        comm,pid,tid,dso,sym,srcline,srcfile,cpu,symoff,parent,time,\n"
-	"                         dso_size,cgroup,cgroup_id,weight,local_weight,ins_lat,\n"
+	"                         dso_size,symbol_size,cgroup,cgroup_id,weight,local_weight,ins_lat,\n"
 	"                         local_ins_lat,mem,snoop,tlb,lock; with branch stacks: dso_from,\n"
 	"                         dso_to,symbol_from,symbol_to,cycles (comm,dso_from,symbol_from,\n"
 	"                         symbol_to,cycles by default)\n"

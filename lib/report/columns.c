@@ -74,6 +74,14 @@ static int key_item(struct pk_report *r, const struct rp_keydef *k, struct rp_it
 	return 0;
 }
 
+int rp_items_add_key(struct pk_report *r, const struct rp_keydef *k, struct rp_item *items, int *n)
+{
+	struct rp_item it;
+	int err = key_item(r, k, &it);
+
+	return err ? err : item_add(items, n, it);
+}
+
 int rp_items_parse(struct pk_report *r, const char *list, const char *what, struct rp_item *items,
 		   int *n, struct pk_diag *d)
 {

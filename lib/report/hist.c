@@ -24,8 +24,15 @@ static int rp_parse_columns(struct pk_report *r, struct pk_diag *d)
 	int err = 0;
 
 	r->fields_strict = f && *f != '+';
+	if (r->o.sort && strstr(r->o.sort, "ipc"))      /* perf: its IPC columns are its own to add */
+		return pk_diag_fail(d, -EINVAL, "unknown --sort key in '%s' (the IPC column comes with 'symbol')",
+				    r->o.sort);
 	if (r->o.sort && *r->o.sort)
 		err = rp_items_parse(r, r->o.sort, "--sort", r->sort_items, &r->nr_sort_items, d);
+	/* perf adds its IPC column (ipc_null, or ipc_lbr in branch mode) when --sort says "symbol" */
+	if (!err && r->o.sort && strstr(r->o.sort, "symbol") &&
+	    rp_items_add_key(r, &rp_ipc_keydef, r->sort_items, &r->nr_sort_items))
+		err = pk_diag_fail(d, -EINVAL, "too many --sort keys in '%s'", r->o.sort);
 	if (!err && f)
 		err = rp_items_parse(r, f, "-F", r->field_items, &r->nr_field_items, d);
 	if (!err && f && !r->fields_strict) {   /* "+sample,period": -n, --show-total-period */

@@ -101,6 +101,7 @@ enum rp_key_id {
 	RP_K_PARENT, RP_K_TIME, RP_K_SRCFILE, RP_K_DSO_SIZE, RP_K_CGROUP, RP_K_CGROUP_ID,
 	RP_K_WEIGHT, RP_K_LOCAL_WEIGHT, RP_K_INS_LAT, RP_K_LOCAL_INS_LAT,
 	RP_K_DSO_FROM, RP_K_DSO_TO, RP_K_SYM_FROM, RP_K_SYM_TO, RP_K_CYCLES,    /* branch mode */
+	RP_K_SYM_SIZE, RP_K_IPC,
 	RP_K_MEM, RP_K_SNOOP, RP_K_TLB, RP_K_LOCK,  /* mem_id[] in this order: keep them last */
 };
 
@@ -312,6 +313,8 @@ struct pk_report {
 
 /* sort_keys.c */
 const struct rp_keydef *rp_keydef_find(const char *name);
+/* perf's ipc_null/ipc_lbr column, which it adds when --sort names "symbol" (not a --sort key). */
+extern const struct rp_keydef rp_ipc_keydef;
 /* Fill the two key words and the display fields of @e for key @k. 0 or -ENOMEM. */
 int rp_key_compute(struct pk_report *r, const struct rp_keydef *k, const struct rp_keyctx *c,
 		   uint64_t out[2]);
@@ -418,6 +421,8 @@ void rp_print_title(struct pk_report *r, FILE *out, uint64_t nr_samples, int plu
 void rp_key_widths(struct pk_report *r, const uint32_t *ents, size_t n, size_t *width);
 
 /* columns.c */
+/* Add key @k as an item to @items (it joins r->keys). 0 or -E2BIG. */
+int rp_items_add_key(struct pk_report *r, const struct rp_keydef *k, struct rp_item *items, int *n);
 /* Add the items of the comma-separated @list (@what: "--sort", "-F") to @items; keys join r->keys. */
 int rp_items_parse(struct pk_report *r, const char *list, const char *what, struct rp_item *items,
 		   int *n, struct pk_diag *d);

@@ -43,12 +43,21 @@ static const struct rp_keydef keydefs[] = {
 	{ "symbol_from", "Source Symbol", RP_K_SYM_FROM },
 	{ "symbol_to", "Target Symbol", RP_K_SYM_TO },
 	{ "cycles", "Basic Block Cycles", RP_K_CYCLES },
+	{ "symbol_size", "Symbol size", RP_K_SYM_SIZE },
 	{ "mem", "Memory access", RP_K_MEM },
 	{ "snoop", "Snoop", RP_K_SNOOP },
 	{ "tlb", "Data TLB access", RP_K_TLB },
 	{ "lock", "Locked", RP_K_LOCK },
 	{ "locked", "Locked", RP_K_LOCK },
 };
+
+const struct rp_keydef rp_ipc_keydef = { "ipc", "IPC   [IPC Coverage]", RP_K_IPC };
+
+/* The symbol key, which the IPC column groups and orders rows by. */
+static const struct rp_keydef *sym_keydef(void)
+{
+	return rp_keydef_find("symbol");
+}
 
 const struct rp_keydef *rp_keydef_find(const char *name)
 {
@@ -238,6 +247,11 @@ int rp_key_compute(struct pk_report *r, const struct rp_keydef *k, const struct 
 	case RP_K_CYCLES:
 		out[0] = c->cycles;
 		break;
+	case RP_K_SYM_SIZE:
+		out[0] = l->sym ? l->sym->end - l->sym->start : 0;
+		break;
+	case RP_K_IPC:          /* perf's ipc_null compares as the symbol key (sort__sym_cmp) */
+		return rp_key_compute(r, sym_keydef(), c, out);
 	case RP_K_WEIGHT:
 	case RP_K_LOCAL_WEIGHT:
 		out[0] = (c->rs->s->present & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) ?
@@ -411,6 +425,12 @@ size_t rp_key_text(const struct pk_report *r, const struct rp_keydef *k, const s
 	case RP_K_CYCLES:
 		n = e->cycles ? snprintf(buf, sz, "%d", (int)(int16_t)e->cycles) : snprintf(buf, sz, "-");
 		break;
+	case RP_K_SYM_SIZE:
+		n = e->sym ? snprintf(buf, sz, "%" PRIu64, e->sym->end - e->sym->start) : snprintf(buf, sz, "unknown");
+		break;
+	case RP_K_IPC:          /* ipc_null's "%-5s %2s" of "-" and "-"; ipc_lbr's "-" (no cycle counts kept) */
+		n = snprintf(buf, sz, r->branch_mode ? "-" : "-      -");
+		break;
 	case RP_K_CGROUP:
 		w = key_words(r, k, e);
 		str = pk_symbols_cgroup_path(r->syms, w[0]);
@@ -518,15 +538,25 @@ int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struc
 	case RP_K_SYM_TO: {     /* resolved first, then by start address (unresolved: by address) */
 		const uint64_t *wa = key_words(r, k, a), *wb = key_words(r, k, b);
 		int ra = wa[1] != UINT64_MAX, rb = wb[1] != UINT64_MAX;
+		int64_t d;
 
 		if (ra != rb)
 			return ra ? -1 : 1;
-		if (wa[0] != wb[0])
-			return wa[0] < wb[0] ? -1 : 1;
-		return (wa[1] > wb[1]) - (wa[1] < wb[1]);
+		/* perf's int64_t differences: kernel addresses come before user ones */
+		d = (int64_t)(wa[0] - wb[0]);
+		if (!d && ra)
+			d = (int64_t)(wa[1] - wb[1]);
+		return (d > 0) - (d < 0);
 	}
 	case RP_K_CYCLES:       /* most cycles first */
 		return (a->cycles < b->cycles) - (a->cycles > b->cycles);
+	case RP_K_SYM_SIZE: {   /* smallest first */
+		uint64_t sa = key_words(r, k, a)[0], sb = key_words(r, k, b)[0];
+
+		return (sa > sb) - (sa < sb);
+	}
+	case RP_K_IPC:
+		return rp_key_cmp(r, sym_keydef(), a, b);
 	case RP_K_WEIGHT:       /* highest weight first (perf's left - right) */
 	case RP_K_LOCAL_WEIGHT:
 	case RP_K_INS_LAT:
@@ -647,6 +677,7 @@ size_t rp_key_width(const struct pk_report *r, const struct rp_keydef *k, const 
 	case RP_K_SYM_TO:
 		return e->sym ? strlen(e->sym->name) + 4 : 16 + 4 + 2;
 	case RP_K_CYCLES:       /* the title's width */
+	case RP_K_IPC:
 		return 0;
 	case RP_K_WEIGHT:       /* perf's fixed columns */
 	case RP_K_LOCAL_WEIGHT:
@@ -669,5 +700,5 @@ size_t rp_key_width(const struct pk_report *r, const struct rp_keydef *k, const 
 
 int rp_key_right_align(const struct rp_keydef *k)
 {
-	return k->id == RP_K_DSO_SIZE;
+	return k->id == RP_K_DSO_SIZE || k->id == RP_K_SYM_SIZE;
 }
