@@ -21,6 +21,7 @@ static const char usage_text[] =
 	"                      [-g MODE[,THRESHOLD[,ORDER]]] [--percent-limit P] [-n]\n"
 	"                      [--comm L] [--pid L] [--tid L] [--dsos L] [--symbols L] [--cpu L] [--time S,E]\n"
 	"                      [--percentage relative|absolute] [--show-total-period] [-G] [--max-stack N]\n"
+	"                      [--show-cpu-utilization]\n"
 	"                      [--header|--header-only] [-D] [--stats] [--tasks|--mmaps]\n"
 	"                      [--format F -o OUT] [-v]\n"
 	"                      [--inline|--no-inline] [--threads N] [-t SEP] [-q] [-U]\n"
@@ -44,6 +45,7 @@ static const char usage_text[] =
 	"      --percent-limit P  hide entries below P percent\n"
 	"  -n, --show-nr-samples  add a Samples column\n"
 	"      --show-total-period  add a Period column (Self's period)\n"
+	"      --show-cpu-utilization  add sys and usr columns: Self's kernel- and user-mode shares\n"
 	"  -G, --inverted         caller-first call graphs (-g caller's order)\n"
 	"      --max-stack N      call-chain entries kept per sample (default 127)\n"
 	"      --group            one block per event group, a column per member (the default for\n"
@@ -92,6 +94,7 @@ struct report_cli {
 	int threads;                    /* 0 default, else --threads */
 	int relative;                   /* --percentage relative: of the samples the filters kept */
 	int total_period;               /* --show-total-period */
+	int cpu_utilization;            /* --show-cpu-utilization */
 	uint32_t max_stack;             /* --max-stack, 0: perf's 127 */
 	double percent_limit;
 	enum pk_callgraph_mode cg_mode;
@@ -233,6 +236,8 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 			o->nr = 1;
 		} else if (!strcmp(a, "--show-total-period")) {
 			o->total_period = 1;
+		} else if (!strcmp(a, "--show-cpu-utilization")) {
+			o->cpu_utilization = 1;
 		} else if (!strcmp(a, "-G") || !strcmp(a, "--inverted")) {
 			o->cg_order = PK_CG_CALLER;     /* perf: an alias of -g caller's order */
 			o->cg_order_set = 1;
@@ -391,6 +396,7 @@ static struct pk_report_opts report_opts(const struct report_cli *o)
 		.cg_mode = o->cg_mode, .cg_order = o->cg_order, .cg_order_set = o->cg_order_set,
 		.cg_threshold = o->cg_threshold, .percent_limit = o->percent_limit,
 		.show_nr_samples = o->nr, .show_total_period = o->total_period,
+		.show_cpu_utilization = o->cpu_utilization,
 		.header = o->header, .parent_regex = o->parent,
 		/* perf's default percentages are absolute: of every sample in range */
 		.add_filtered = !o->relative,

@@ -1,8 +1,9 @@
 /*
  * libFuzzer target for the report: the input's first byte picks report
- * options (sort keys, -F columns, children, call-graph mode, -t), the rest
- * is a perf.data file (a memfd opened by its /proc path) that goes through
- * the session into the histogram, which is then printed to /dev/null as
+ * options (sort keys, -F columns, children, call-graph mode, -t, the
+ * Samples, Period, sys and usr columns), the rest is a perf.data file (a
+ * memfd opened by its /proc path) that goes through the session into the
+ * histogram, which is then printed to /dev/null as
  * perfkit report --stdio prints it, and the threads as --mmaps prints
  * them. Binaries and kallsyms are looked up under paths that do not
  * exist, so only the input is read. Errors are expected; crashes, hangs
@@ -58,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ro.cg_mode = modes[(pick >> 4) & 3];
 	ro.fields = (pick & 64) ? "sym,overhead,sample,overhead_children" : NULL;
 	ro.field_sep = (pick & 128) ? "," : NULL;
-	ro.show_nr_samples = ro.show_total_period = pick & 1;
+	ro.show_nr_samples = ro.show_total_period = ro.show_cpu_utilization = pick & 1;
 	ro.threads = 1;
 	fd = memfd_create("fuzz", MFD_CLOEXEC);
 	if (fd < 0)

@@ -71,6 +71,9 @@ struct pk_report_opts {
 	                                overhead_children, sample, period, and sort keys), which also
 	                                order the output unless --sort comes first; "+sample,period":
 	                                added to the default columns. NULL: perf's default */
+	int show_cpu_utilization;    /* --show-cpu-utilization: sys and usr columns after Self, the
+	                                shares of kernel- and user-mode samples (also -F overhead_sys,
+	                                overhead_us) */
 };
 
 struct pk_report;

@@ -28,6 +28,7 @@
 
 static const char *const value_names[] = {
 	[RP_I_CHILDREN] = "overhead_children", [RP_I_SELF] = "overhead",
+	[RP_I_SYS] = "overhead_sys", [RP_I_US] = "overhead_us",
 	[RP_I_SAMPLES] = "sample", [RP_I_PERIOD] = "period",
 };
 
@@ -136,6 +137,10 @@ void rp_layout(struct pk_report *r)
 	if (r->children)
 		values[nv++] = (struct rp_item){ .kind = RP_I_CHILDREN };
 	values[nv++] = (struct rp_item){ .kind = RP_I_SELF };
+	if (r->o.show_cpu_utilization) {
+		values[nv++] = (struct rp_item){ .kind = RP_I_SYS };
+		values[nv++] = (struct rp_item){ .kind = RP_I_US };
+	}
 	if (r->o.show_nr_samples)
 		values[nv++] = (struct rp_item){ .kind = RP_I_SAMPLES };
 	if (r->o.show_total_period)
@@ -167,6 +172,8 @@ static uint64_t value_of(const struct rp_entry *e, unsigned kind)
 		return 0;
 	switch (kind) {
 	case RP_I_CHILDREN: return e->acc;
+	case RP_I_SYS: return e->self_sys;
+	case RP_I_US: return e->self_us;
 	case RP_I_SAMPLES: return e->nr_self;
 	default: return e->self;
 	}
@@ -215,9 +222,15 @@ int rp_rows_before(const struct pk_report *r, const struct rp_entry *const *a,
 
 /* ---- printing --------------------------------------------------------------------- */
 
+/* A percentage column (Children, Self, sys, usr), not a count. */
+static int is_percent(unsigned kind)
+{
+	return kind == RP_I_CHILDREN || kind == RP_I_SELF || kind == RP_I_SYS || kind == RP_I_US;
+}
+
 static int value_width(unsigned kind, int nr)
 {
-	return (kind == RP_I_CHILDREN || kind == RP_I_SELF ? 8 : 12) * nr;
+	return (is_percent(kind) ? 8 : 12) * nr;
 }
 
 static const char *title(const struct pk_report *r, struct rp_item it)
@@ -225,6 +238,8 @@ static const char *title(const struct pk_report *r, struct rp_item it)
 	switch (it.kind) {
 	case RP_I_CHILDREN: return "Children";
 	case RP_I_SELF: return r->children && !r->fields_strict ? "Self" : "Overhead";
+	case RP_I_SYS: return "sys";
+	case RP_I_US: return "usr";
 	case RP_I_SAMPLES: return "Samples";
 	case RP_I_PERIOD: return "Period";
 	default: return r->keys[it.key]->header;
@@ -294,7 +309,7 @@ static void print_value(struct pk_report *r, unsigned kind, const struct rp_entr
 			 * perf's " %*.2f%%" and " %*" PRIu64 in columns of 8 and 12 per
 			 * member (a value wider keeps its blank); with a separator, of width 1
 			 */
-			if (kind == RP_I_CHILDREN || kind == RP_I_SELF)
+			if (is_percent(kind))
 				len += (size_t)snprintf(buf + len, sizeof(buf) - len, sep ? " %.2f%%" : " %6.2f%%", pct);
 			else
 				len += (size_t)snprintf(buf + len, sizeof(buf) - len, sep ? " %" PRIu64 : "%12" PRIu64, v);

@@ -64,13 +64,15 @@ static void merge_into(struct pk_report *r, uint32_t to, uint32_t from, uint32_t
 	struct rp_entry *t = &r->ent[to], *f = &r->ent[from];
 
 	t->self += f->self;
+	t->self_sys += f->self_sys;
+	t->self_us += f->self_us;
 	t->acc += f->acc;
 	t->nr_self += f->nr_self;
 	t->nr_acc += f->nr_acc;
 	if (f->max_depth > t->max_depth)
 		t->max_depth = f->max_depth;
 	t->filtered &= f->filtered;
-	f->self = f->acc = f->nr_self = f->nr_acc = 0;
+	f->self = f->self_sys = f->self_us = f->acc = f->nr_self = f->nr_acc = 0;
 	f->evsel = UINT32_MAX;          /* out of every event's rows */
 	moved[from] = to;
 }

@@ -51,6 +51,11 @@ static int rp_parse_columns(struct pk_report *r, struct pk_diag *d)
 				     "--sort", r->sort_items, &r->nr_sort_items, d);
 	if (err)
 		return err;
+	r->cpu_columns = r->o.show_cpu_utilization;
+	for (int i = 0; i < r->nr_field_items; i++)
+		r->cpu_columns |= r->field_items[i].kind == RP_I_SYS || r->field_items[i].kind == RP_I_US;
+	for (int i = 0; i < r->nr_sort_items; i++)
+		r->cpu_columns |= r->sort_items[i].kind == RP_I_SYS || r->sort_items[i].kind == RP_I_US;
 	/* perf skips the first call-chain line when --sort starts with sym */
 	first = r->nr_sort_items ? &r->sort_items[0] : NULL;
 	r->sort_starts_sym = first && first->kind == RP_I_KEY &&
@@ -331,6 +336,15 @@ static uint32_t rp_parent_id(struct pk_report *r, const struct pk_rsample *rs)
  * Branch mode: every branch of the sample's branch stack is one entry at
  * the branch target with period 1 (perf's hist_iter_branch), no call chains.
  */
+/* perf's he_stat__add_cpumode_period(): Self's kernel- and user-mode parts. */
+static void rp_add_cpumode_period(struct rp_entry *e, uint8_t cpumode, uint64_t period)
+{
+	if (cpumode == PERF_RECORD_MISC_KERNEL)
+		e->self_sys += period;
+	else if (cpumode == PERF_RECORD_MISC_USER)
+		e->self_us += period;
+}
+
 static int rp_add_branches(struct pk_report *r, struct rp_hists *h, const struct pk_rsample *rs,
 			   struct rp_keyctx *c)
 {
@@ -357,6 +371,8 @@ static int rp_add_branches(struct pk_report *r, struct rp_hists *h, const struct
 			return -ENOMEM;
 		r->ent[ei].self += 1;
 		r->ent[ei].nr_self++;
+		if (r->cpu_columns)
+			rp_add_cpumode_period(&r->ent[ei], rs->cpumode, 1);
 		h->nr_samples++;
 		h->total_period += 1;
 	}
@@ -376,6 +392,8 @@ static int rp_add_full(struct pk_report *r, const struct pk_rsample *rs, const s
 	e = &r->ent[ei];
 	e->self += rs->period;
 	e->nr_self++;
+	if (r->cpu_columns)
+		rp_add_cpumode_period(e, rs->cpumode, rs->period);
 	if (r->children) {
 		e->acc += rs->period;
 		e->nr_acc++;

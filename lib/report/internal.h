@@ -144,6 +144,7 @@ struct rp_entry {
 	uint64_t key[RP_KEY_WORDS];
 	uint64_t hash;
 	uint64_t self, acc;         /* periods */
+	uint64_t self_sys, self_us; /* Self's kernel- and user-mode parts (sys and usr columns) */
 	uint64_t nr_self, nr_acc;   /* samples */
 	/* display */
 	uint32_t evsel;
@@ -234,7 +235,7 @@ struct rp_memo {
 struct rp_pipeline;
 
 /* A column of the report, or an item of its output sort (columns.c): a value or sort key @key. */
-enum rp_item_kind { RP_I_CHILDREN, RP_I_SELF, RP_I_SAMPLES, RP_I_PERIOD, RP_I_KEY };
+enum rp_item_kind { RP_I_CHILDREN, RP_I_SELF, RP_I_SYS, RP_I_US, RP_I_SAMPLES, RP_I_PERIOD, RP_I_KEY };
 struct rp_item {
 	uint8_t kind;
 	uint8_t key;                /* RP_I_KEY: index into keys[] */
@@ -247,6 +248,7 @@ struct pk_report {
 	int nr_keys;
 	int has_sym_key, has_parent_key, has_srcline_key, sort_starts_sym;
 	int placeholder_comms;      /* rows keyed by a ":TID" comm exist (rp_first_comms() to do) */
+	int cpu_columns;            /* sys or usr columns: Self split by cpumode (no stack memo) */
 	int decided;                /* children / call-graph defaults fixed */
 	int add_err;                /* the first failed pk_report_add: every later one gets it too */
 	int pipe;                   /* pipe-mode input: perf decides before seeing any attr */

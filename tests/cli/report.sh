@@ -235,6 +235,13 @@ if [ -z "${PK_THREAD_TESTS:-}" ]; then
 		# shellcheck disable=SC2086 # options of their own
 		compare_text "g.data: --sort $k" "$TMP/g.data" --no-children -g none --sort $k
 	done
+	# --show-cpu-utilization and -F overhead_sys,overhead_us: Self's kernel- and user-mode shares
+	compare_text "g.data: --show-cpu-utilization (Children, graphs)" "$TMP/g.data" --show-cpu-utilization
+	compare_text "g.data: -F overhead_sys,overhead_us,overhead,comm" "$TMP/g.data" \
+		-F overhead_sys,overhead_us,overhead,comm --no-children -g none
+	for f in quipper/perf.data.group_desc-4.14 quipper/perf.data.branch-4.14; do
+		[ -f "$DATA/$f" ] && compare_full "$f: --show-cpu-utilization" "$DATA/$f" --show-cpu-utilization
+	done
 	# --sort weight, local_weight, ins_lat, local_ins_lat on a load-latency recording (WEIGHT_STRUCT)
 	f="$DATA/quipper/perf.data.weight_struct"
 	[ -f "$f" ] && compare_full "weight_struct: --sort local_weight,weight,ins_lat,local_ins_lat,comm" "$f" \
