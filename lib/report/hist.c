@@ -190,6 +190,8 @@ int pk_report_setup(struct pk_report *r, struct pk_session *ss)
 			cc = 1;
 	}
 	r->syms = pk_session_symbols(ss);
+	r->socket_id = pk_perfdata_features(p)->cpu_topo.socket_id;
+	r->nr_socket_ids = r->socket_id ? pk_perfdata_features(p)->cpu_topo.nr_cpus : 0;
 	r->pipe = pk_perfdata_is_pipe(p);
 	/* perf report switches to branch mode when the file has the BRANCH_STACK feature */
 	if (pk_features_has(pk_perfdata_features(p), PK_FEAT_BRANCH_STACK) && r->syms && !r->branch_mode) {

@@ -101,7 +101,7 @@ enum rp_key_id {
 	RP_K_PARENT, RP_K_TIME, RP_K_SRCFILE, RP_K_DSO_SIZE, RP_K_CGROUP, RP_K_CGROUP_ID,
 	RP_K_WEIGHT, RP_K_LOCAL_WEIGHT, RP_K_INS_LAT, RP_K_LOCAL_INS_LAT,
 	RP_K_DSO_FROM, RP_K_DSO_TO, RP_K_SYM_FROM, RP_K_SYM_TO, RP_K_CYCLES,    /* branch mode */
-	RP_K_SYM_SIZE, RP_K_IPC,
+	RP_K_SYM_SIZE, RP_K_IPC, RP_K_SOCKET,
 	RP_K_MEM, RP_K_SNOOP, RP_K_TLB, RP_K_LOCK,  /* mem_id[] in this order: keep them last */
 };
 
@@ -249,6 +249,8 @@ struct pk_report {
 	int has_sym_key, has_parent_key, has_srcline_key, sort_starts_sym;
 	int placeholder_comms;      /* rows keyed by a ":TID" comm exist (rp_first_comms() to do) */
 	int cpu_columns;            /* sys or usr columns: Self split by cpumode (no stack memo) */
+	const uint32_t *socket_id;  /* the file's CPU_TOPOLOGY socket of each cpu (socket key) */
+	uint32_t nr_socket_ids;
 	int decided;                /* children / call-graph defaults fixed */
 	int add_err;                /* the first failed pk_report_add: every later one gets it too */
 	int pipe;                   /* pipe-mode input: perf decides before seeing any attr */

@@ -44,6 +44,7 @@ static const struct rp_keydef keydefs[] = {
 	{ "symbol_to", "Target Symbol", RP_K_SYM_TO },
 	{ "cycles", "Basic Block Cycles", RP_K_CYCLES },
 	{ "symbol_size", "Symbol size", RP_K_SYM_SIZE },
+	{ "socket", "Socket", RP_K_SOCKET },
 	{ "mem", "Memory access", RP_K_MEM },
 	{ "snoop", "Snoop", RP_K_SNOOP },
 	{ "tlb", "Data TLB access", RP_K_TLB },
@@ -250,6 +251,12 @@ int rp_key_compute(struct pk_report *r, const struct rp_keydef *k, const struct 
 	case RP_K_SYM_SIZE:
 		out[0] = l->sym ? l->sym->end - l->sym->start : 0;
 		break;
+	case RP_K_SOCKET: {     /* the sample's cpu's socket in the file's topology, else -1 */
+		uint32_t cpu = (c->rs->s->present & PERF_SAMPLE_CPU) ? c->rs->s->cpu : UINT32_MAX;
+
+		out[0] = (uint32_t)(cpu < r->nr_socket_ids ? (int32_t)r->socket_id[cpu] : -1);
+		break;
+	}
 	case RP_K_IPC:          /* perf's ipc_null compares as the symbol key (sort__sym_cmp) */
 		return rp_key_compute(r, sym_keydef(), c, out);
 	case RP_K_WEIGHT:
@@ -428,6 +435,9 @@ size_t rp_key_text(const struct pk_report *r, const struct rp_keydef *k, const s
 	case RP_K_SYM_SIZE:
 		n = e->sym ? snprintf(buf, sz, "%" PRIu64, e->sym->end - e->sym->start) : snprintf(buf, sz, "unknown");
 		break;
+	case RP_K_SOCKET:       /* perf's "%*.*d" in 6 columns: three digits at least */
+		n = snprintf(buf, sz, "%.3d", (int32_t)key_words(r, k, e)[0]);
+		break;
 	case RP_K_IPC:          /* ipc_null's "%-5s %2s" of "-" and "-"; ipc_lbr's "-" (no cycle counts kept) */
 		n = snprintf(buf, sz, r->branch_mode ? "-" : "-      -");
 		break;
@@ -550,6 +560,11 @@ int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struc
 	}
 	case RP_K_CYCLES:       /* most cycles first */
 		return (a->cycles < b->cycles) - (a->cycles > b->cycles);
+	case RP_K_SOCKET: {     /* lowest first */
+		int32_t sa = (int32_t)key_words(r, k, a)[0], sb = (int32_t)key_words(r, k, b)[0];
+
+		return (sa > sb) - (sa < sb);
+	}
 	case RP_K_SYM_SIZE: {   /* smallest first */
 		uint64_t sa = key_words(r, k, a)[0], sb = key_words(r, k, b)[0];
 
@@ -678,6 +693,7 @@ size_t rp_key_width(const struct pk_report *r, const struct rp_keydef *k, const 
 		return e->sym ? strlen(e->sym->name) + 4 : 16 + 4 + 2;
 	case RP_K_CYCLES:       /* the title's width */
 	case RP_K_IPC:
+	case RP_K_SOCKET:
 		return 0;
 	case RP_K_WEIGHT:       /* perf's fixed columns */
 	case RP_K_LOCAL_WEIGHT:
@@ -700,5 +716,5 @@ size_t rp_key_width(const struct pk_report *r, const struct rp_keydef *k, const 
 
 int rp_key_right_align(const struct rp_keydef *k)
 {
-	return k->id == RP_K_DSO_SIZE || k->id == RP_K_SYM_SIZE;
+	return k->id == RP_K_DSO_SIZE || k->id == RP_K_SYM_SIZE || k->id == RP_K_SOCKET;
 }

@@ -235,6 +235,11 @@ if [ -z "${PK_THREAD_TESTS:-}" ]; then
 		# shellcheck disable=SC2086 # options of their own
 		compare_text "g.data: --sort $k" "$TMP/g.data" --no-children -g none --sort $k
 	done
+	# --sort socket: the sample's cpu's socket in the file's CPU_TOPOLOGY, "-001" without one
+	compare_text "n.data: --sort cpu,socket" "$TMP/n.data" --no-children --sort cpu,socket
+	for f in quipper/perf.data.busy.1-3.8 quipper/perf.data.armv7-3.4 simpleperf/generated_by_linux_perf.data; do
+		[ -f "$DATA/$f" ] && compare "$f: --sort socket,comm" "$DATA/$f" --no-children --sort socket,comm -g none
+	done
 	# --show-cpu-utilization and -F overhead_sys,overhead_us: Self's kernel- and user-mode shares
 	compare_text "g.data: --show-cpu-utilization (Children, graphs)" "$TMP/g.data" --show-cpu-utilization
 	compare_text "g.data: -F overhead_sys,overhead_us,overhead,comm" "$TMP/g.data" \
