@@ -45,6 +45,7 @@ static const struct rp_keydef keydefs[] = {
 	{ "cycles", "Basic Block Cycles", RP_K_CYCLES },
 	{ "symbol_size", "Symbol size", RP_K_SYM_SIZE },
 	{ "socket", "Socket", RP_K_SOCKET },
+	{ "code_page_size", "Code Page Size", RP_K_CODE_PAGE_SIZE },
 	{ "mem", "Memory access", RP_K_MEM },
 	{ "snoop", "Snoop", RP_K_SNOOP },
 	{ "tlb", "Data TLB access", RP_K_TLB },
@@ -251,6 +252,9 @@ int rp_key_compute(struct pk_report *r, const struct rp_keydef *k, const struct 
 	case RP_K_SYM_SIZE:
 		out[0] = l->sym ? l->sym->end - l->sym->start : 0;
 		break;
+	case RP_K_CODE_PAGE_SIZE:
+		out[0] = (c->rs->s->present & PERF_SAMPLE_CODE_PAGE_SIZE) ? c->rs->s->code_page_size : 0;
+		break;
 	case RP_K_SOCKET: {     /* the sample's cpu's socket in the file's topology, else -1 */
 		uint32_t cpu = (c->rs->s->present & PERF_SAMPLE_CPU) ? c->rs->s->cpu : UINT32_MAX;
 
@@ -435,6 +439,17 @@ size_t rp_key_text(const struct pk_report *r, const struct rp_keydef *k, const s
 	case RP_K_SYM_SIZE:
 		n = e->sym ? snprintf(buf, sz, "%" PRIu64, e->sym->end - e->sym->start) : snprintf(buf, sz, "unknown");
 		break;
+	case RP_K_CODE_PAGE_SIZE: {     /* perf's unit_number__scnprintf(): "4K", "2M"; N/A for 0 */
+		uint64_t v = key_words(r, k, e)[0];
+		int u = 0;
+
+		while (v / 1024 > 1 && u < 3) {
+			v /= 1024;
+			u++;
+		}
+		n = key_words(r, k, e)[0] ? snprintf(buf, sz, "%" PRIu64 "%c", v, "BKMG"[u]) : snprintf(buf, sz, "N/A");
+		break;
+	}
 	case RP_K_SOCKET:       /* perf's "%*.*d" in 6 columns: three digits at least */
 		n = snprintf(buf, sz, "%.3d", (int32_t)key_words(r, k, e)[0]);
 		break;
@@ -560,6 +575,11 @@ int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struc
 	}
 	case RP_K_CYCLES:       /* most cycles first */
 		return (a->cycles < b->cycles) - (a->cycles > b->cycles);
+	case RP_K_CODE_PAGE_SIZE: {     /* largest first */
+		uint64_t pa = key_words(r, k, a)[0], pb = key_words(r, k, b)[0];
+
+		return (pa < pb) - (pa > pb);
+	}
 	case RP_K_SOCKET: {     /* lowest first */
 		int32_t sa = (int32_t)key_words(r, k, a)[0], sb = (int32_t)key_words(r, k, b)[0];
 

@@ -240,6 +240,17 @@ if [ -z "${PK_THREAD_TESTS:-}" ]; then
 	for f in quipper/perf.data.busy.1-3.8 quipper/perf.data.armv7-3.4 simpleperf/generated_by_linux_perf.data; do
 		[ -f "$DATA/$f" ] && compare "$f: --sort socket,comm" "$DATA/$f" --no-children --sort socket,comm -g none
 	done
+	# --sort code_page_size: the page size of the sampled code ("4K", "2M"; N/A without one)
+	rec -e cpu-clock -F 4999 --code-page-size -o "$TMP/cps.data" -- "$W" --spin-ms 100
+	if [ -s "$TMP/cps.data" ]; then
+		compare_text "cps.data: --sort code_page_size,comm" "$TMP/cps.data" --no-children --sort code_page_size,comm
+		compare_text "cps.data: --sort comm,code_page_size,dso" "$TMP/cps.data" --no-children \
+			--sort comm,code_page_size,dso
+	else
+		skip "perf record --code-page-size failed"
+	fi
+	compare_text "g.data: --sort code_page_size (none recorded: N/A)" "$TMP/g.data" --no-children -g none \
+		--sort code_page_size
 	# --show-cpu-utilization and -F overhead_sys,overhead_us: Self's kernel- and user-mode shares
 	compare_text "g.data: --show-cpu-utilization (Children, graphs)" "$TMP/g.data" --show-cpu-utilization
 	compare_text "g.data: -F overhead_sys,overhead_us,overhead,comm" "$TMP/g.data" \
