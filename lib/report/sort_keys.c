@@ -55,11 +55,6 @@ static const struct rp_keydef keydefs[] = {
 
 const struct rp_keydef rp_ipc_keydef = { "ipc", "IPC   [IPC Coverage]", RP_K_IPC };
 
-/* The symbol key, which the IPC column groups and orders rows by. */
-static const struct rp_keydef *sym_keydef(void)
-{
-	return rp_keydef_find("symbol");
-}
 
 const struct rp_keydef *rp_keydef_find(const char *name)
 {
@@ -192,13 +187,14 @@ int rp_key_compute(struct pk_report *r, const struct rp_keydef *k, const struct 
 		break;
 	case RP_K_SYM:
 	case RP_K_SYMOFF:
+	case RP_K_IPC:          /* perf's ipc_null compares as the symbol key (sort__sym_cmp) */
 		id = rp_dso_id(r, l);
 		if (id == UINT32_MAX)
 			return -ENOMEM;
 		out[0] = (uint64_t)id << 2 | (l->sym != NULL);
 		out[1] = l->sym ? l->sym->start : rp_unres_ip(c);
 		/* perf's sort__sym_cmp(): two unresolved symbols are the same by address alone */
-		if (!l->sym && k->id == RP_K_SYM)
+		if (!l->sym && k->id != RP_K_SYMOFF)
 			out[0] = 0;
 		if (k->id == RP_K_SYMOFF && l->sym)
 			out[1] = l->addr;
@@ -207,7 +203,7 @@ int rp_key_compute(struct pk_report *r, const struct rp_keydef *k, const struct 
 		 * function: perf's _sort__sym_cmp() tells them apart by name. The
 		 * session keeps one synthesized symbol per (function, name).
 		 */
-		if (c->inlined && l->sym && k->id == RP_K_SYM) {
+		if (c->inlined && l->sym && k->id != RP_K_SYMOFF) {
 			out[0] |= 2;
 			out[1] = (uintptr_t)l->sym;
 		}
@@ -261,8 +257,6 @@ int rp_key_compute(struct pk_report *r, const struct rp_keydef *k, const struct 
 		out[0] = (uint32_t)(cpu < r->nr_socket_ids ? (int32_t)r->socket_id[cpu] : -1);
 		break;
 	}
-	case RP_K_IPC:          /* perf's ipc_null compares as the symbol key (sort__sym_cmp) */
-		return rp_key_compute(r, sym_keydef(), c, out);
 	case RP_K_WEIGHT:
 	case RP_K_LOCAL_WEIGHT:
 		out[0] = (c->rs->s->present & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) ?
@@ -590,8 +584,6 @@ int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struc
 
 		return (sa > sb) - (sa < sb);
 	}
-	case RP_K_IPC:
-		return rp_key_cmp(r, sym_keydef(), a, b);
 	case RP_K_WEIGHT:       /* highest weight first (perf's left - right) */
 	case RP_K_LOCAL_WEIGHT:
 	case RP_K_INS_LAT:
@@ -606,6 +598,7 @@ int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struc
 		return dso_cmp(r, a, b);
 	case RP_K_SYM:
 	case RP_K_SYMOFF:
+	case RP_K_IPC:          /* as the symbol key */
 		if (!a->sym || !b->sym) {
 			if (a->sym || b->sym)   /* perf's cmp_null: resolved first */
 				return a->sym ? -1 : 1;
@@ -614,7 +607,7 @@ int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struc
 			 * they keep the order perf inserts them in (collapse_order.c);
 			 * symoff, a key perf 6.1 lacks, orders them by address
 			 */
-			return k->id == RP_K_SYM ? 0 : ((int64_t)(a->ip - b->ip) > 0) - ((int64_t)(a->ip - b->ip) < 0);
+			return k->id != RP_K_SYMOFF ? 0 : ((int64_t)(a->ip - b->ip) > 0) - ((int64_t)(a->ip - b->ip) < 0);
 		}
 		return strcmp(a->sym->name, b->sym->name);
 	default:

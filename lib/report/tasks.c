@@ -36,6 +36,7 @@ struct task {
 struct tasks {
 	struct task *v;
 	size_t n, cap;
+	uint32_t *by_tid;           /* indexes into v, by tid (find_tid) */
 };
 
 static int collect(void *ctx, const struct pk_thread *t)
@@ -67,11 +68,30 @@ static int walk_order(const void *a, const void *b)
 	return (x->t->tid > y->t->tid) - (x->t->tid < y->t->tid);
 }
 
+static int tid_order(const void *a, const void *b, void *arg)
+{
+	const struct tasks *ts = arg;
+	int32_t x = ts->v[*(const uint32_t *)a].t->tid, y = ts->v[*(const uint32_t *)b].t->tid;
+
+	return (x > y) - (x < y);
+}
+
+/* The task of thread @tid (a machine holds one thread per tid), NONE if none. */
 static size_t find_tid(const struct tasks *ts, int32_t tid)
 {
-	for (size_t i = 0; i < ts->n; i++)
-		if (ts->v[i].t->tid == tid)
-			return i;
+	size_t lo = 0, hi = ts->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int32_t t = ts->v[ts->by_tid[mid]].t->tid;
+
+		if (t == tid)
+			return ts->by_tid[mid];
+		if (t < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NONE;
 }
 
@@ -152,10 +172,14 @@ PK_API int pk_report_print_tasks(struct pk_session *ss, int maps, FILE *out)
 	size_t *roots = NULL, nr_roots = 0;
 	int err = pk_symbols_foreach_thread(syms, collect, &ts);
 
-	if (!err && ts.n && !(roots = malloc(ts.n * sizeof(*roots))))
+	if (!err && ts.n && (!(roots = malloc(ts.n * sizeof(*roots))) ||
+			     !(ts.by_tid = malloc(ts.n * sizeof(*ts.by_tid)))))
 		err = -ENOMEM;
 	if (!err) {
 		qsort(ts.v, ts.n, sizeof(*ts.v), walk_order);
+		for (size_t i = 0; i < ts.n; i++)
+			ts.by_tid[i] = (uint32_t)i;
+		qsort_r(ts.by_tid, ts.n, sizeof(*ts.by_tid), tid_order, &ts);
 		for (size_t i = 0; i < ts.n && !err; i++) {
 			size_t root = hang(&ts, i, &err);
 
@@ -171,6 +195,7 @@ PK_API int pk_report_print_tasks(struct pk_session *ss, int maps, FILE *out)
 			print_task(syms, &ts, roots[r], 0, maps, out);
 	}
 	free(roots);
+	free(ts.by_tid);
 	free(ts.v);
 	return err;
 }

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void mkdirs(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void mkdirs(const char *fmt, ...)
+static inline void mkdirs(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline void mkdirs(const char *fmt, ...)
 {
 	char path[1024], *p;
 	va_list ap;
@@ -31,8 +31,8 @@ static void mkdirs(const char *fmt, ...)
 	mkdir(path, 0755);
 }
 
-static void put(const char *text, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(const char *text, const char *fmt, ...)
+static inline void put(const char *text, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static inline void put(const char *text, const char *fmt, ...)
 {
 	char path[1024];
 	va_list ap;
@@ -50,8 +50,8 @@ static void put(const char *text, const char *fmt, ...)
 	fclose(f);
 }
 
-static void lnk(const char *target, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void lnk(const char *target, const char *fmt, ...)
+static inline void lnk(const char *target, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static inline void lnk(const char *target, const char *fmt, ...)
 {
 	char path[1024];
 	va_list ap;
@@ -64,7 +64,7 @@ static void lnk(const char *target, const char *fmt, ...)
 		diag("cannot link %s", path);
 }
 
-static void rm_tree(const char *dir)
+static inline void rm_tree(const char *dir)
 {
 	char cmd[1200];
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "fixture_files.h"
 
 /* The rows that @cmd prints; NULL if none. */
 static char *rows_of(const char *cmd)
@@ -68,7 +69,7 @@ static void same_rows(const char *perfkit, const char *file, const char *label, 
 
 /*
  * Skip the whole test without a usable perf or perfkit command; make @dir (a
- * mkdtemp template) for the files. The perfkit to run ($PERFKIT, else
+ * mkdtemp template) for the files (rm_tree() removes it). The perfkit to run ($PERFKIT, else
  * build/perfkit), or NULL (a failed test said so) without the directory.
  */
 static const char *vs_perf_start(char *dir)
@@ -84,16 +85,6 @@ static const char *vs_perf_start(char *dir)
 		return NULL;
 	}
 	return perfkit;
-}
-
-/* Remove @dir and the files in it. */
-static void vs_perf_finish(const char *dir)
-{
-	char cmd[600];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		diag("could not remove %s", dir);
 }
 
 #endif

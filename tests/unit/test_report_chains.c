@@ -196,6 +196,6 @@ int main(void)
 	snprintf(cmd, sizeof(cmd), "'%s' report --stdio -i '%s' 2>&1 >/dev/null | grep -q 'kernel map'",
 		 perfkit, file);
 	ok(system(cmd) != 0, "chains.data: no kernel-map warning with the kernel MMAP");
-	vs_perf_finish(dir);
+	rm_tree(dir);
 	return done_testing();
 }

@@ -171,6 +171,6 @@ int main(void)
 		same_rows(perfkit, file, "file 0", "--no-children --sort sym -g none");
 		same_rows(perfkit, file, "file 0", "--children --sort sym -g none");
 	}
-	vs_perf_finish(dir);
+	rm_tree(dir);
 	return done_testing();
 }

@@ -279,6 +279,6 @@ int main(void)
 		free(one);
 		free(two);
 	}
-	vs_perf_finish(dir);
+	rm_tree(dir);
 	return done_testing();
 }

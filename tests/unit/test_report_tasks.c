@@ -143,6 +143,6 @@ int main(void)
 		   "orphan.data: 888 is a root named ':888', 900 under it ':900' (no COMM to inherit)");
 		free(text);
 	}
-	vs_perf_finish(dir);
+	rm_tree(dir);
 	return done_testing();
 }
