@@ -18,7 +18,7 @@
 
 static const char usage_text[] =
 	"usage: perfkit report [-i FILE|-] [--stdio] [-s KEYS] [--children|--no-children]\n"
-	"                      [-g MODE[,THRESHOLD[,ORDER]]] [--percent-limit P] [-n]\n"
+	"                      [-g MODE,THRESHOLD,LIMIT,ORDER,VALUE] [--percent-limit P] [-n]\n"
 	"                      [--comm L] [--pid L] [--tid L] [--dsos L] [--symbols L] [--cpu L] [--time S,E]\n"
 	"                      [--percentage relative|absolute] [--show-total-period] [-G] [--max-stack N]\n"
 	"                      [--show-cpu-utilization]\n"
@@ -41,7 +41,9 @@ static const char usage_text[] =
 	"                         times to the nanosecond\n"
 	"      --children         add a Children column (default when call chains exist)\n"
 	"      --no-children      only Self\n"
-	"  -g, --call-graph SPEC  graph|fractal|flat|folded|caller|callee|none[,THRESHOLD[,ORDER]]\n"
+	"  -g, --call-graph SPEC  MODE,THRESHOLD,LIMIT,ORDER,VALUE in any order, each optional:\n"
+	"                         graph|fractal|flat|folded|none, percent (default 0.5), at most\n"
+	"                         LIMIT chains or children, caller|callee, percent|period|count\n"
 	"      --percent-limit P  hide entries below P percent\n"
 	"  -n, --show-nr-samples  add a Samples column\n"
 	"      --show-total-period  add a Period column (Self's period)\n"
@@ -101,43 +103,87 @@ struct report_cli {
 	enum pk_callgraph_order cg_order;
 	int cg_order_set;
 	double cg_threshold;
+	enum pk_callgraph_value cg_value;
+	uint32_t cg_print_limit;
+	const char *cg_unsupported;     /* a -g sort key perfkit does not have */
 	const char *parent;
 	struct pk_session_filter filter;
 	struct pk_symbols_opts symbols; /* --symfs, --kallsyms, --no-demangle */
 };
 
-/* "graph,0.5,caller": mode, threshold, order, in any order (perf's parser). */
+/* @tok names @word: a non-empty prefix of it, as perf matches -g's words. */
+static int cg_word(const char *tok, const char *word)
+{
+	return !strncmp(tok, word, strlen(tok));
+}
+
+/*
+ * perf's -g: "graph,0.5,caller", words and numbers in any order. Words
+ * match by prefix, tried as perf tries them: none (which ends the spec),
+ * the modes, the orders, the sort key, the values. The first number is the
+ * threshold, the second the print limit.
+ */
 static int parse_cg(struct report_cli *o, const char *spec)
 {
+	static const struct { const char *word; enum pk_callgraph_mode mode; } modes[] = {
+		{ "graph", PK_CG_GRAPH }, { "flat", PK_CG_FLAT }, { "fractal", PK_CG_FRACTAL },
+		{ "folded", PK_CG_FOLDED },
+	};
+	static const struct { const char *word; enum pk_callgraph_value value; } values[] = {
+		{ "percent", PK_CG_PERCENT }, { "period", PK_CG_PERIOD }, { "count", PK_CG_COUNT },
+	};
 	char buf[256], *save = NULL, *tok;
+	int numbers = 0;
 
 	snprintf(buf, sizeof(buf), "%s", spec);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *end;
-		double v;
+		size_t k;
 
-		if (!strcmp(tok, "graph"))
-			o->cg_mode = PK_CG_GRAPH;
-		else if (!strcmp(tok, "fractal"))
-			o->cg_mode = PK_CG_FRACTAL;
-		else if (!strcmp(tok, "flat"))
-			o->cg_mode = PK_CG_FLAT;
-		else if (!strcmp(tok, "folded"))
-			o->cg_mode = PK_CG_FOLDED;
-		else if (!strcmp(tok, "none"))
+		if (cg_word(tok, "none")) {
 			o->cg_mode = PK_CG_NONE;
-		else if (!strcmp(tok, "caller") || !strcmp(tok, "callee")) {
-			o->cg_order = tok[4] == 'e' && tok[5] == 'r' ? PK_CG_CALLER : PK_CG_CALLEE;
+			return 0;
+		}
+		for (k = 0; k < sizeof(modes) / sizeof(modes[0]) && !cg_word(tok, modes[k].word); k++)
+			;
+		if (k < sizeof(modes) / sizeof(modes[0])) {
+			o->cg_mode = modes[k].mode;
+			continue;
+		}
+		if (cg_word(tok, "caller") || cg_word(tok, "callee")) {
+			o->cg_order = cg_word(tok, "caller") ? PK_CG_CALLER : PK_CG_CALLEE;
 			o->cg_order_set = 1;
 			if (o->cg_mode == PK_CG_DEFAULT)
 				o->cg_mode = PK_CG_GRAPH;
-		} else if (!strcmp(tok, "function") || !strcmp(tok, "percent")) {
-			/* perf's defaults: accepted */
-		} else {
-			v = strtod(tok, &end);
+			continue;
+		}
+		if (cg_word(tok, "function"))
+			continue;               /* perf's default sort key */
+		if (cg_word(tok, "address") || cg_word(tok, "branch") || cg_word(tok, "srcline")) {
+			o->cg_unsupported = tok[0] == 'a' ? "address" : tok[0] == 'b' ? "branch" : "srcline";
+			continue;
+		}
+		for (k = 0; k < sizeof(values) / sizeof(values[0]) && !cg_word(tok, values[k].word); k++)
+			;
+		if (k < sizeof(values) / sizeof(values[0])) {
+			o->cg_value = values[k].value;
+			continue;
+		}
+		if (numbers++ == 0) {
+			char *end;
+			double v = strtod(tok, &end);
+
 			if (*end || end == tok || v < 0)
 				return -EINVAL;
 			o->cg_threshold = v;
+		} else {
+			char *end;
+			unsigned long long v;
+
+			errno = 0;
+			v = strtoull(tok, &end, 0);
+			if (*end || end == tok || errno || tok[0] == '-' || v > UINT32_MAX)
+				return -EINVAL;
+			o->cg_print_limit = (uint32_t)v;
 		}
 	}
 	return 0;
@@ -227,6 +273,10 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 					o->cg_mode = PK_CG_GRAPH;
 			} else if (parse_cg(o, spec)) {
 				cli_error("invalid call-graph spec '%s'", spec);
+				return -EINVAL;
+			} else if (o->cg_unsupported) {
+				cli_error("call-graph sort key '%s' is not supported: call graphs are by function",
+					  o->cg_unsupported);
 				return -EINVAL;
 			}
 		} else if ((v = argval(argc, argv, &i, "--percent-limit"))) {
@@ -395,6 +445,7 @@ static struct pk_report_opts report_opts(const struct report_cli *o)
 		.sz = sizeof(struct pk_report_opts), .sort = o->sort, .children = o->children,
 		.cg_mode = o->cg_mode, .cg_order = o->cg_order, .cg_order_set = o->cg_order_set,
 		.cg_threshold = o->cg_threshold, .percent_limit = o->percent_limit,
+		.cg_value = o->cg_value, .cg_print_limit = o->cg_print_limit,
 		.show_nr_samples = o->nr, .show_total_period = o->total_period,
 		.show_cpu_utilization = o->cpu_utilization,
 		.header = o->header, .parent_regex = o->parent,

@@ -33,6 +33,13 @@ enum pk_callgraph_order {
 	PK_CG_CALLER,
 };
 
+/* What a call-graph node prints (perf's -g ...,percent|period|count). */
+enum pk_callgraph_value {
+	PK_CG_PERCENT,   /* its period as a share (of the event's total; fractal: of its parent's) */
+	PK_CG_PERIOD,    /* its period */
+	PK_CG_COUNT,     /* its number of samples */
+};
+
 struct pk_report_opts {
 	size_t sz;
 	const char *sort;            /* "comm,dso,sym" (perf's default); also pid, tid, srcline, cpu,
@@ -74,6 +81,9 @@ struct pk_report_opts {
 	int show_cpu_utilization;    /* --show-cpu-utilization: sys and usr columns after Self, the
 	                                shares of kernel- and user-mode samples (also -F overhead_sys,
 	                                overhead_us) */
+	enum pk_callgraph_value cg_value; /* -g's value: percent (default), period or count */
+	uint32_t cg_print_limit;     /* -g's print limit: at most this many chains of a block, or
+	                                children of a node (graph); 0: no limit */
 };
 
 struct pk_report;

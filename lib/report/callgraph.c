@@ -181,7 +181,7 @@ static uint32_t rp_pair_find(struct pk_report *r, uint32_t entry, uint32_t node)
 	if (pk_array_grow((void **)&r->pairs, &r->cap_pairs, r->nr_pairs + 1, sizeof(*r->pairs), 4096))
 		return UINT32_MAX;
 	idx = (uint32_t)r->nr_pairs++;
-	r->pairs[idx] = (struct rp_pair){ entry, node, 0 };
+	r->pairs[idx] = (struct rp_pair){ entry, node, 0, 0 };
 	if (slot)
 		rp_ixmap_fill(&r->pair_idx, slot, h, idx);
 	else
@@ -198,6 +198,7 @@ int rp_pair_add(struct pk_report *r, uint32_t entry, uint32_t node, uint64_t per
 	if (i == UINT32_MAX)
 		return -ENOMEM;
 	r->pairs[i].period += period;
+	r->pairs[i].count++;
 	if (idx)
 		*idx = i;
 	return 0;
@@ -234,7 +235,8 @@ struct pt_node {
 	uint32_t trie;              /* the trie node naming this frame (0 for the root) */
 	uint32_t first, next, last; /* first child, next sibling, last child (0 = none) */
 	uint32_t nchild;
-	uint64_t hit, chit;         /* samples ending here; in the children */
+	uint64_t hit, chit;         /* period of the samples ending here; in the children */
+	uint64_t cnt, ccnt;         /* the numbers of those samples */
 };
 
 struct pt {
@@ -246,6 +248,8 @@ struct pt {
 	uint64_t min_total;         /* what the threshold is a share of (see rp_callgraph_print) */
 	double min_pct;
 	enum pk_callgraph_mode mode;
+	enum pk_callgraph_value value;
+	uint32_t limit;             /* print limit (0: none) */
 	FILE *out;
 };
 
@@ -294,6 +298,17 @@ static const char *pt_suffix(const struct pt *t, uint32_t pn)
 static inline uint64_t pt_cumul(const struct pt *t, uint32_t pn)
 {
 	return t->n[pn].hit + t->n[pn].chit;
+}
+
+static inline uint64_t pt_cumul_count(const struct pt *t, uint32_t pn)
+{
+	return t->n[pn].cnt + t->n[pn].ccnt;
+}
+
+/* @i more chains or children were printed: the print limit is reached. */
+static inline int pt_limit_reached(const struct pt *t, size_t i)
+{
+	return t->limit && i >= t->limit;
 }
 
 /* The last node of the run starting at @pn. */
@@ -394,22 +409,29 @@ static void pt_graph_line(const struct pt *t, int depth, uint64_t mask, int left
 	fputc('\n', t->out);
 }
 
-static void pt_value(const struct pt *t, uint64_t hits, uint64_t total)
+/*
+ * A node's value as -g's value asks: @hits of @total as a percentage, the
+ * period @hits, or the sample count @count (perf's callchain_node__fprintf_value).
+ */
+static void pt_value(const struct pt *t, uint64_t hits, uint64_t count, uint64_t total)
 {
-	double pct = total ? (double)hits * 100.0 / (double)total : 0.0;
-
-	fprintf(t->out, "%.2f%%", pct);
+	if (t->value == PK_CG_PERIOD)
+		fprintf(t->out, "%" PRIu64, hits);
+	else if (t->value == PK_CG_COUNT)
+		fprintf(t->out, "%u", (unsigned)count);     /* perf's unsigned count */
+	else
+		fprintf(t->out, "%.2f%%", total ? (double)hits * 100.0 / (double)total : 0.0);
 }
 
-static void pt_chain_line(const struct pt *t, uint64_t hits, const char *name, const char *suffix,
-			  int depth, uint64_t mask, int first, uint64_t total, int left)
+static void pt_chain_line(const struct pt *t, uint64_t hits, uint64_t count, const char *name,
+			  const char *suffix, int depth, uint64_t mask, int first, uint64_t total, int left)
 {
 	pt_margin(t->out, left);
 	for (int i = 0; i < depth; i++) {
 		fputc(i < 64 && (mask >> i & 1) ? '|' : ' ', t->out);
 		if (first && i == depth - 1) {
 			fputs("--", t->out);
-			pt_value(t, hits, total);
+			pt_value(t, hits, count, total);
 			fputs("--", t->out);
 		} else {
 			fputs("          ", t->out);
@@ -423,24 +445,25 @@ static int pt_graph(const struct pt *t, uint32_t parent, uint64_t total, int dep
 {
 	size_t n;
 	uint32_t *kids = pt_children(t, parent, &n);
-	uint64_t remaining = total, new_mask = mask;
+	uint64_t remaining = total, new_mask = mask, counted = 0;
 	int printed = 0;
 	char buf[64];
 
 	if (!kids)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !pt_limit_reached(t, i); i++) {
 		uint32_t c = kids[i], end = pt_run_end(t, c), pn = c;
-		uint64_t cum = pt_cumul(t, c);
+		uint64_t cum = pt_cumul(t, c), cum_count = pt_cumul_count(t, c);
 		int idx = 0;
 
 		remaining -= cum;
+		counted += cum_count;
 		if (i + 1 == n && (t->mode != PK_CG_FRACTAL || !remaining))
 			new_mask &= ~(1ULL << ((depth - 1) & 63));
 		pt_graph_line(t, depth, mask, left);
 		for (;;) {
-			pt_chain_line(t, cum, pt_name(t, pn, buf, sizeof(buf)), pt_suffix(t, pn), depth,
-				      new_mask, idx++ == 0, total, left);
+			pt_chain_line(t, cum, cum_count, pt_name(t, pn, buf, sizeof(buf)), pt_suffix(t, pn),
+				      depth, new_mask, idx++ == 0, total, left);
 			if (pn == end)
 				break;
 			pn = t->n[pn].first;
@@ -452,9 +475,15 @@ static int pt_graph(const struct pt *t, uint32_t parent, uint64_t total, int dep
 			return -ENOMEM;
 		}
 	}
-	if (t->mode == PK_CG_FRACTAL && remaining && remaining != total) {
+	/*
+	 * The share no child printed shows as "[...]"; counting samples, only
+	 * when some are left (perf's unsigned count, 0 or wrapped)
+	 */
+	if (t->mode == PK_CG_FRACTAL && remaining && remaining != total &&
+	    !(t->value == PK_CG_COUNT && n && (unsigned)(t->n[parent].ccnt - counted) == 0)) {
 		new_mask &= ~(1ULL << ((depth - 1) & 63));
-		pt_chain_line(t, remaining, "[...]", "", depth, new_mask, 1, total, left);
+		pt_chain_line(t, remaining, t->n[parent].ccnt - counted, "[...]", "", depth, new_mask, 1,
+			      total, left);
 		printed = 1;
 	}
 	free(kids);
@@ -475,6 +504,7 @@ static int pt_print_graph(struct pt *t, uint64_t parent_samples, int skip_first)
 		return -ENOMEM;
 	if (n == 1 && pt_cumul(t, kids[0]) == parent_samples) {
 		uint32_t pn = kids[0], end = pt_run_end(t, pn);
+		size_t lines = 0;
 		int i = 0;
 
 		for (;;) {
@@ -491,6 +521,8 @@ static int pt_print_graph(struct pt *t, uint64_t parent_samples, int skip_first)
 				}
 				fprintf(t->out, "%s%s\n", pt_name(t, pn, buf, sizeof(buf)), pt_suffix(t, pn));
 				any = 1;
+				if (pt_limit_reached(t, ++lines))
+					break;      /* the rest of the run too: its children follow */
 			}
 			if (pn == end)
 				break;
@@ -573,17 +605,17 @@ static int pt_print_flat(struct pt *t, int folded)
 	cmp_t = t;
 	cmp_pos = pos;
 	qsort(v, k, sizeof(*v), pt_hit_cmp);
-	for (size_t i = 0; i < k; i++) {
+	for (size_t i = 0; i < k && !pt_limit_reached(t, i); i++) {
 		int first = 1;
 
 		if (folded) {
-			pt_value(t, t->n[v[i]].hit, t->total);
+			pt_value(t, t->n[v[i]].hit, t->n[v[i]].cnt, t->total);
 			fputc(' ', t->out);
 			pt_path(t, v[i], parent_of, 1, &first);
 			fputc('\n', t->out);
 		} else {
 			fputs("           ", t->out);
-			pt_value(t, pt_cumul(t, v[i]), t->total);
+			pt_value(t, pt_cumul(t, v[i]), pt_cumul_count(t, v[i]), t->total);
 			fputc('\n', t->out);
 			pt_path(t, v[i], parent_of, 0, &first);
 			fputc('\n', t->out);
@@ -600,7 +632,8 @@ int rp_callgraph_print(struct pk_report *r, const struct rp_entry *e, const uint
 		       uint64_t total, uint64_t min_total, FILE *out)
 {
 	struct pt t = { .r = r, .total = total, .min_total = min_total, .min_pct = r->o.cg_threshold,
-			.mode = r->cg_mode, .out = out };
+			.mode = r->cg_mode, .value = r->o.cg_value, .limit = r->o.cg_print_limit,
+			.out = out };
 	uint32_t chain[4096];
 	uint64_t sum = 0;
 	int err = -ENOMEM;
@@ -629,17 +662,22 @@ int rp_callgraph_print(struct pk_report *r, const struct rp_entry *e, const uint
 			chain[len++] = tn;
 		if (!len) {
 			t.n[0].hit += p->period;
+			t.n[0].cnt += p->count;
 			continue;
 		}
 		t.n[0].chit += p->period;
+		t.n[0].ccnt += p->count;
 		for (uint32_t j = 0; j < len; j++) {
 			cur = pt_add(&t, cur, chain[j]);
 			if (cur == UINT32_MAX)
 				goto out;
-			if (j + 1 == len)
+			if (j + 1 == len) {
 				t.n[cur].hit += p->period;
-			else
+				t.n[cur].cnt += p->count;
+			} else {
 				t.n[cur].chit += p->period;
+				t.n[cur].ccnt += p->count;
+			}
 		}
 	}
 	switch (r->cg_mode) {

@@ -171,9 +171,10 @@ struct rp_entry {
 	char level_from, level_to;
 };
 
-struct rp_pair {                /* period that reached (entry, call-path node) */
+struct rp_pair {                /* period that reached (entry, call-path node), and samples */
 	uint32_t entry, node;
 	uint64_t period;
+	uint64_t count;
 };
 
 /* A node of the call-path trie: (parent, function) -> node. */
@@ -468,7 +469,7 @@ int rp_group_print(struct pk_report *r, struct pk_session *ss, uint32_t leader,
 /* callgraph.c */
 /* Intern the call path of @rs in the trie in the report's order; node per frame into scratch_node. */
 int rp_path_intern(struct pk_report *r, const struct pk_rsample *rs);
-/* Add @period to (entry, node); the pair's index into *@idx when @idx is not NULL. */
+/* Add one sample of @period to (entry, node); the pair's index into *@idx when @idx is not NULL. */
 int rp_pair_add(struct pk_report *r, uint32_t entry, uint32_t node, uint64_t period, uint32_t *idx);
 /* Group pairs by entry (sets chain_first/chain_n); call once before printing chains. */
 int rp_pairs_group(struct pk_report *r, uint32_t **order);

@@ -112,8 +112,10 @@ void rp_memo_replay(struct pk_report *r, uint32_t stack, uint64_t period)
 			e->acc += period;
 			e->nr_acc++;
 		}
-		if (op->pair != UINT32_MAX)
+		if (op->pair != UINT32_MAX) {
 			r->pairs[op->pair].period += period;
+			r->pairs[op->pair].count++;
+		}
 	}
 }
 
