@@ -118,7 +118,8 @@ int rp_items_parse(struct pk_report *r, const char *list, const char *what, stru
 
 void rp_layout(struct pk_report *r)
 {
-	struct rp_item values[4];
+	/* Children, Self, sys, usr, Samples, Period */
+	struct rp_item values[6];
 	int nv = 0;
 
 	r->nr_cols = r->nr_sorts = 0;

@@ -253,6 +253,9 @@ if [ -z "${PK_THREAD_TESTS:-}" ]; then
 		--sort code_page_size
 	# --show-cpu-utilization and -F overhead_sys,overhead_us: Self's kernel- and user-mode shares
 	compare_text "g.data: --show-cpu-utilization (Children, graphs)" "$TMP/g.data" --show-cpu-utilization
+	# every value column at once: Children, Self, sys, usr, Samples and Period
+	compare_text "g.data: --show-cpu-utilization -n --show-total-period" "$TMP/g.data" \
+		--show-cpu-utilization -n --show-total-period -g none
 	compare_text "g.data: -F overhead_sys,overhead_us,overhead,comm" "$TMP/g.data" \
 		-F overhead_sys,overhead_us,overhead,comm --no-children -g none
 	for f in quipper/perf.data.group_desc-4.14 quipper/perf.data.branch-4.14; do
