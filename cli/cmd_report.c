@@ -18,7 +18,7 @@
 
 static const char usage_text[] =
 	"usage: perfkit report [-i FILE|-] [--stdio] [-s KEYS] [--children|--no-children]\n"
-	"                      [-g MODE,THRESHOLD,LIMIT,ORDER,VALUE] [--percent-limit P] [-n]\n"
+	"                      [-g MODE,THRESHOLD,LIMIT,ORDER,KEY,VALUE] [--percent-limit P] [-n]\n"
 	"                      [--comm L] [--pid L] [--tid L] [--dsos L] [--symbols L] [--cpu L] [--time S,E]\n"
 	"                      [--percentage relative|absolute] [--show-total-period] [-G] [--max-stack N]\n"
 	"                      [--show-cpu-utilization]\n"
@@ -43,7 +43,8 @@ static const char usage_text[] =
 	"      --no-children      only Self\n"
 	"  -g, --call-graph SPEC  MODE,THRESHOLD,LIMIT,ORDER,VALUE in any order, each optional:\n"
 	"                         graph|fractal|flat|folded|none, percent (default 0.5), at most\n"
-	"                         LIMIT chains or children, caller|callee, percent|period|count\n"
+	"                         LIMIT chains or children, caller|callee, function|address (a node\n"
+	"                         per address, with its source line), percent|period|count\n"
 	"      --percent-limit P  hide entries below P percent\n"
 	"  -n, --show-nr-samples  add a Samples column\n"
 	"      --show-total-period  add a Period column (Self's period)\n"
@@ -105,6 +106,7 @@ struct report_cli {
 	double cg_threshold;
 	enum pk_callgraph_value cg_value;
 	uint32_t cg_print_limit;
+	int cg_by_address;              /* -g address */
 	const char *cg_unsupported;     /* a -g sort key perfkit does not have */
 	const char *parent;
 	struct pk_session_filter filter;
@@ -156,10 +158,16 @@ static int parse_cg(struct report_cli *o, const char *spec)
 				o->cg_mode = PK_CG_GRAPH;
 			continue;
 		}
-		if (cg_word(tok, "function"))
-			continue;               /* perf's default sort key */
-		if (cg_word(tok, "address") || cg_word(tok, "branch") || cg_word(tok, "srcline")) {
-			o->cg_unsupported = tok[0] == 'a' ? "address" : tok[0] == 'b' ? "branch" : "srcline";
+		if (cg_word(tok, "function")) {
+			o->cg_by_address = 0;   /* perf's default sort key */
+			continue;
+		}
+		if (cg_word(tok, "address")) {
+			o->cg_by_address = 1;
+			continue;
+		}
+		if (cg_word(tok, "branch") || cg_word(tok, "srcline")) {
+			o->cg_unsupported = tok[0] == 'b' ? "branch" : "srcline";
 			continue;
 		}
 		for (k = 0; k < sizeof(values) / sizeof(values[0]) && !cg_word(tok, values[k].word); k++)
@@ -275,7 +283,7 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 				cli_error("invalid call-graph spec '%s'", spec);
 				return -EINVAL;
 			} else if (o->cg_unsupported) {
-				cli_error("call-graph sort key '%s' is not supported: call graphs are by function",
+				cli_error("call-graph sort key '%s' is not supported: call graphs are by function or address",
 					  o->cg_unsupported);
 				return -EINVAL;
 			}
@@ -446,6 +454,7 @@ static struct pk_report_opts report_opts(const struct report_cli *o)
 		.cg_mode = o->cg_mode, .cg_order = o->cg_order, .cg_order_set = o->cg_order_set,
 		.cg_threshold = o->cg_threshold, .percent_limit = o->percent_limit,
 		.cg_value = o->cg_value, .cg_print_limit = o->cg_print_limit,
+		.cg_by_address = o->cg_by_address,
 		.show_nr_samples = o->nr, .show_total_period = o->total_period,
 		.show_cpu_utilization = o->cpu_utilization,
 		.header = o->header, .parent_regex = o->parent,

@@ -84,6 +84,8 @@ struct pk_report_opts {
 	enum pk_callgraph_value cg_value; /* -g's value: percent (default), period or count */
 	uint32_t cg_print_limit;     /* -g's print limit: at most this many chains of a block, or
 	                                children of a node (graph); 0: no limit */
+	int cg_by_address;           /* -g address: a call-graph node per address (else per function),
+	                                printed with its source line, or +offset without one */
 };
 
 struct pk_report;

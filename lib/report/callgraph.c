@@ -37,14 +37,18 @@ static int rp_scratch(struct pk_report *r, size_t n)
 }
 
 /*
- * A frame's identity in the trie: its symbol, or (DSO, ip) when it has none.
- * Inline frames compare by name, as perf's match_chain() does (their
- * synthesized symbols share one interned name pointer per name).
+ * A frame's identity in the trie: its symbol, or (DSO, ip) when it has none
+ * or @by_addr (-g address). Inline frames compare by name, as perf's
+ * match_chain() does (their synthesized symbols share one interned name
+ * pointer per name).
  */
 static inline void rp_fkey(const struct pk_sym *sym, const struct pk_dso *dso, uint64_t ip,
-			   int inlined, uint64_t *fa, uint64_t *fb)
+			   int inlined, int by_addr, uint64_t *fa, uint64_t *fb)
 {
-	if (sym && inlined) {
+	if (by_addr) {
+		*fa = (uintptr_t)dso | 1;
+		*fb = ip;
+	} else if (sym && inlined) {
 		*fa = (uintptr_t)sym->name;
 		*fb = 1;
 	} else if (sym) {
@@ -56,8 +60,11 @@ static inline void rp_fkey(const struct pk_sym *sym, const struct pk_dso *dso, u
 	}
 }
 
-static inline int rp_node_is(const struct rp_node *c, const struct pk_location *l, uint8_t inlined)
+static inline int rp_node_is(const struct rp_node *c, const struct pk_location *l, uint8_t inlined,
+			     int by_addr)
 {
+	if (by_addr)
+		return c->inlined == inlined && c->dso == l->dso && c->ip == l->ip;
 	return c->inlined == inlined &&
 	       (inlined ? c->sym->name == l->sym->name :
 		l->sym ? c->sym == l->sym : (!c->sym && c->dso == l->dso && c->ip == l->ip));
@@ -75,7 +82,7 @@ static int rp_child_eq(const void *ctx, uint32_t idx)
 	const struct rp_child_key *k = ctx;
 	const struct rp_node *c = &k->r->nodes[idx];
 
-	return c->parent == k->parent && rp_node_is(c, k->l, k->inlined);
+	return c->parent == k->parent && rp_node_is(c, k->l, k->inlined, k->r->o.cg_by_address);
 }
 
 static uint32_t rp_node_child(struct pk_report *r, uint32_t parent, const struct pk_location *l,
@@ -86,9 +93,9 @@ static uint32_t rp_node_child(struct pk_report *r, uint32_t parent, const struct
 	uint32_t h, last = r->nodes[parent].last_child;
 	struct rp_ix *slot;
 
-	if (last != UINT32_MAX && rp_node_is(&r->nodes[last], l, inlined))
+	if (last != UINT32_MAX && rp_node_is(&r->nodes[last], l, inlined, r->o.cg_by_address))
 		return last;
-	rp_fkey(l->sym, l->dso, l->ip, inlined, &fa, &fb);
+	rp_fkey(l->sym, l->dso, l->ip, inlined, r->o.cg_by_address, &fa, &fb);
 	h = (uint32_t)rp_hash3(parent, fa, fb);
 	if (rp_ixmap_reserve(&r->trie))
 		return UINT32_MAX;
@@ -101,7 +108,8 @@ static uint32_t rp_node_child(struct pk_report *r, uint32_t parent, const struct
 		return UINT32_MAX;
 	rp_ixmap_fill(&r->trie, slot, h, (uint32_t)r->nr_nodes);
 	r->nodes[r->nr_nodes] = (struct rp_node){ .parent = parent, .depth = r->nodes[parent].depth + 1,
-		.sym = l->sym, .dso = l->dso, .ip = l->ip, .inlined = inlined, .last_child = UINT32_MAX,
+		.sym = l->sym, .dso = l->dso, .ip = l->ip, .addr = l->addr, .inlined = inlined,
+		.last_child = UINT32_MAX,
 		.last_pair = UINT32_MAX, .first_pair = UINT32_MAX };
 	r->nodes[parent].last_child = (uint32_t)r->nr_nodes;
 	return (uint32_t)r->nr_nodes++;
@@ -251,6 +259,7 @@ struct pt {
 	enum pk_callgraph_value value;
 	uint32_t limit;             /* print limit (0: none) */
 	FILE *out;
+	char *name;                 /* pt_name's text, perf's 1024 bytes */
 };
 
 static uint32_t pt_add(struct pt *t, uint32_t parent, uint32_t trie)
@@ -260,7 +269,7 @@ static uint32_t pt_add(struct pt *t, uint32_t parent, uint32_t trie)
 	uint32_t *v;
 	int found;
 
-	rp_fkey(tn->sym, tn->dso, tn->ip, tn->inlined, &fa, &fb);
+	rp_fkey(tn->sym, tn->dso, tn->ip, tn->inlined, t->r->o.cg_by_address, &fa, &fb);
 	v = rp_map_get(&t->idx, parent, fa, fb, &found, (uint32_t)t->nr);
 	if (!v)
 		return UINT32_MAX;
@@ -279,13 +288,44 @@ static uint32_t pt_add(struct pt *t, uint32_t parent, uint32_t trie)
 	return (uint32_t)t->nr++;
 }
 
-static const char *pt_name(const struct pt *t, uint32_t pn, char *buf, size_t sz)
+#define PT_NAME_MAX 1024
+
+/* The source line of trie node @n (its innermost position), into *@out: 1, or 0 if unknown. */
+static int rp_node_srcline(struct pk_report *r, const struct rp_node *n, struct pk_srcline *out)
+{
+	struct pk_location l = { .ip = n->ip, .dso = (struct pk_dso *)n->dso, .sym = n->sym,
+				 .addr = n->addr };
+
+	if (!r->syms || pk_symbols_srcline(r->syms, &l, out, 1) < 1 || !out->file)
+		return 0;
+	return 1;
+}
+
+/*
+ * A node's text: its symbol's name, or its address without one. With -g
+ * address, a named node adds its source line, or without one its offset
+ * in the symbol ("+241", perf's callchain_srcline).
+ */
+static const char *pt_name(const struct pt *t, uint32_t pn)
 {
 	const struct rp_node *tn = &t->r->nodes[t->n[pn].trie];
+	char *buf = t->name;
+	size_t sz = PT_NAME_MAX;
+	struct pk_srcline sl;
 
-	if (tn->sym)
+	if (!tn->sym) {
+		snprintf(buf, sz, "%#" PRIx64, tn->ip);
+		return buf;
+	}
+	if (!t->r->o.cg_by_address)
 		return tn->sym->name;
-	snprintf(buf, sz, "%#" PRIx64, tn->ip);
+	if (rp_node_srcline(t->r, tn, &sl)) {
+		const char *base = t->r->o.full_source_path ? NULL : strrchr(sl.file, '/');
+
+		snprintf(buf, sz, "%s %s:%" PRIu32, tn->sym->name, base ? base + 1 : sl.file, sl.line);
+	} else {
+		snprintf(buf, sz, "%s +%" PRIu64, tn->sym->name, tn->addr - tn->sym->start);
+	}
 	return buf;
 }
 
@@ -329,14 +369,16 @@ static const struct pt *cmp_t;
 
 /*
  * Ties: perf walks children in its rb-tree order, which is descending
- * (DSO object address, symbol start or ip); DSO objects are created in the
+ * (DSO object address, symbol start or ip; ip with -g address); DSO objects are created in the
  * order the file mentions them in both tools, so their addresses compare alike.
  */
 static int pt_tie(const struct pt *t, uint32_t a, uint32_t b)
 {
 	const struct rp_node *na = &t->r->nodes[t->n[a].trie], *nb = &t->r->nodes[t->n[b].trie];
 	uintptr_t da = (uintptr_t)na->dso, db = (uintptr_t)nb->dso;
-	uint64_t ia = na->sym ? na->sym->start : na->ip, ib = nb->sym ? nb->sym->start : nb->ip;
+	int by_addr = t->r->o.cg_by_address;
+	uint64_t ia = na->sym && !by_addr ? na->sym->start : na->ip;
+	uint64_t ib = nb->sym && !by_addr ? nb->sym->start : nb->ip;
 
 	if (da != db)
 		return da > db ? -1 : 1;
@@ -447,8 +489,7 @@ static int pt_graph(const struct pt *t, uint32_t parent, uint64_t total, int dep
 	uint32_t *kids = pt_children(t, parent, &n);
 	uint64_t remaining = total, new_mask = mask, counted = 0;
 	int printed = 0;
-	char buf[64];
-
+	
 	if (!kids)
 		return -ENOMEM;
 	for (size_t i = 0; i < n && !pt_limit_reached(t, i); i++) {
@@ -462,7 +503,7 @@ static int pt_graph(const struct pt *t, uint32_t parent, uint64_t total, int dep
 			new_mask &= ~(1ULL << ((depth - 1) & 63));
 		pt_graph_line(t, depth, mask, left);
 		for (;;) {
-			pt_chain_line(t, cum, cum_count, pt_name(t, pn, buf, sizeof(buf)), pt_suffix(t, pn),
+			pt_chain_line(t, cum, cum_count, pt_name(t, pn), pt_suffix(t, pn),
 				      depth, new_mask, idx++ == 0, total, left);
 			if (pn == end)
 				break;
@@ -498,8 +539,7 @@ static int pt_print_graph(struct pt *t, uint64_t parent_samples, int skip_first)
 	uint32_t root = 0;
 	int left = 0, printed = 0, any = 0, err;
 	uint64_t total = t->total;
-	char buf[64];
-
+	
 	if (!kids)
 		return -ENOMEM;
 	if (n == 1 && pt_cumul(t, kids[0]) == parent_samples) {
@@ -519,7 +559,7 @@ static int pt_print_graph(struct pt *t, uint64_t parent_samples, int skip_first)
 				} else {
 					pt_margin(t->out, left);
 				}
-				fprintf(t->out, "%s%s\n", pt_name(t, pn, buf, sizeof(buf)), pt_suffix(t, pn));
+				fprintf(t->out, "%s%s\n", pt_name(t, pn), pt_suffix(t, pn));
 				any = 1;
 				if (pt_limit_reached(t, ++lines))
 					break;      /* the rest of the run too: its children follow */
@@ -568,18 +608,17 @@ static int pt_collect_hits(const struct pt *t, uint32_t pn, uint64_t min_hit, ui
 
 static void pt_path(const struct pt *t, uint32_t pn, uint32_t *parent_of, int folded, int *first)
 {
-	char buf[64];
-
+	
 	if (!pn)
 		return;
 	pt_path(t, parent_of[pn], parent_of, folded, first);
 	if (folded) {
 		/* perf joins folded frames with -t's separator when there is one */
-		fprintf(t->out, "%s%s%s", *first ? "" : t->r->o.field_sep ? t->r->o.field_sep : ";", pt_name(t, pn, buf, sizeof(buf)),
+		fprintf(t->out, "%s%s%s", *first ? "" : t->r->o.field_sep ? t->r->o.field_sep : ";", pt_name(t, pn),
 			pt_suffix(t, pn));
 		*first = 0;
 	} else {
-		fprintf(t->out, "                %s%s\n", pt_name(t, pn, buf, sizeof(buf)),
+		fprintf(t->out, "                %s%s\n", pt_name(t, pn),
 			pt_suffix(t, pn));
 	}
 }
@@ -631,9 +670,10 @@ out:
 int rp_callgraph_print(struct pk_report *r, const struct rp_entry *e, const uint32_t *pair_order,
 		       uint64_t total, uint64_t min_total, FILE *out)
 {
+	char name[PT_NAME_MAX];
 	struct pt t = { .r = r, .total = total, .min_total = min_total, .min_pct = r->o.cg_threshold,
 			.mode = r->cg_mode, .value = r->o.cg_value, .limit = r->o.cg_print_limit,
-			.out = out };
+			.out = out, .name = name };
 	uint32_t chain[4096];
 	uint64_t sum = 0;
 	int err = -ENOMEM;

@@ -106,6 +106,8 @@ int pk_report_new(const struct pk_report_opts *opts, struct pk_report **out, str
 
 int pk_report_needs_srcline(const struct pk_report *r)
 {
+	if (r->o.cg_by_address)
+		return 1;               /* call-graph nodes print their source lines */
 	for (int i = 0; i < r->nr_keys; i++)
 		if (r->keys[i]->id == RP_K_SRCLINE || r->keys[i]->id == RP_K_SRCFILE)
 			return 1;

@@ -184,6 +184,7 @@ struct rp_node {
 	const struct pk_sym *sym;
 	const struct pk_dso *dso;
 	uint64_t ip;                /* raw address, printed when sym is NULL */
+	uint64_t addr;              /* its address in the DSO (for the source line of -g address) */
 	uint8_t inlined;            /* an inline frame: keyed by name, printed with " (inlined)" */
 	/* one-entry caches that spare most hash lookups (UINT32_MAX: empty) */
 	uint32_t last_child;        /* the child this node was last asked for */

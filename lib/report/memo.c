@@ -66,7 +66,9 @@ static uint64_t rp_memo_hash(const uint64_t *k, size_t n)
 
 int rp_memo_usable(const struct pk_report *r)
 {
-	if (r->branch_mode || r->has_parent_key || r->cpu_columns || (!r->children && !r->use_callchain))
+	/* (its key names a frame by symbol: -g address's call paths differ within one) */
+	if (r->branch_mode || r->has_parent_key || r->cpu_columns || r->o.cg_by_address ||
+	    (!r->children && !r->use_callchain))
 		return 0;
 	for (int i = 0; i < r->nr_keys; i++)
 		if (r->keys[i]->id != RP_K_COMM && r->keys[i]->id != RP_K_DSO && r->keys[i]->id != RP_K_SYM)

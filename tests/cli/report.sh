@@ -343,7 +343,8 @@ for args in "" "--no-children" "--no-children -g fractal" "--no-children -g flat
 	    "--no-children -G" "--max-stack 3" "--no-children --max-stack 3" "--max-stack 0" \
 	    "-g callee --max-stack 2" "--no-children --max-stack 1 -g caller" \
 	    "-g count" "--no-children -g fractal,count" "--no-children -g folded,period" \
-	    "--no-children -g graph,0.5,2" "-g fractal,0.5,1,count"; do
+	    "--no-children -g graph,0.5,2" "-g fractal,0.5,1,count" "--no-children -g address" \
+	    "-g address,callee"; do
 	# shellcheck disable=SC2086 # the options are words
 	compare_body "call graph text matches perf: report ${args:-(defaults)}" "$TMP/g.data" $args
 done

@@ -5,9 +5,10 @@
  * one caller, four of 5 under another), so that "-g count" and "-g period"
  * print other numbers than the percentages, in perf's order by period;
  * fractal thresholds that leave "[...]" with the samples of the children
- * they hide; and print limits that cut a block's chains, a node's children
- * and the single chain at the top of a graph. The oracle is perf itself on
- * the same file. Skips without a usable perf.
+ * they hide; print limits that cut a block's chains, a node's children
+ * and the single chain at the top of a graph; and -g address, where two
+ * addresses in one function are two nodes, each with its source line. The
+ * oracle is perf itself on the same file. Skips without a usable perf.
  */
 #include <dlfcn.h>
 #include <limits.h>
@@ -35,18 +36,24 @@ __attribute__((noinline, used)) static int top(int x) { return caller_b(x) + cal
 
 enum { A, C, D, B, E, TOP, NR_FUNCS };
 
-/* Each kind of sample: its chain from the leaf (NO_FRAME ends it), period, and how many. */
+/*
+ * Each kind of sample: its chain from the leaf (NO_FRAME ends it), the
+ * frames' offsets in their functions, period, and how many. Two kinds
+ * differ only in an offset: one node by function, two with -g address.
+ */
 static const struct {
 	int frames[4];
+	unsigned offsets[4];
 	uint64_t period;
 	unsigned count;
 } kinds[] = {
-	{ { A + 1, B + 1, TOP + 1, NO_FRAME }, 100, 1 },
-	{ { C + 1, B + 1, TOP + 1, NO_FRAME }, 10, 6 },
-	{ { D + 1, B + 1, TOP + 1, NO_FRAME }, 20, 2 },
-	{ { A + 1, E + 1, TOP + 1, NO_FRAME }, 5, 4 },
-	{ { C + 1, E + 1, TOP + 1, NO_FRAME }, 1, 3 },
-	{ { A + 1, NO_FRAME }, 30, 1 },              /* a leaf without callers */
+	{ { A + 1, B + 1, TOP + 1, NO_FRAME }, { 1, 1, 1 }, 100, 1 },
+	{ { C + 1, B + 1, TOP + 1, NO_FRAME }, { 1, 1, 1 }, 10, 6 },
+	{ { D + 1, B + 1, TOP + 1, NO_FRAME }, { 1, 1, 1 }, 20, 2 },
+	{ { A + 1, E + 1, TOP + 1, NO_FRAME }, { 1, 1, 1 }, 5, 4 },
+	{ { C + 1, E + 1, TOP + 1, NO_FRAME }, { 1, 1, 1 }, 1, 3 },
+	{ { A + 1, NO_FRAME }, { 1 }, 30, 1 },               /* a leaf without callers */
+	{ { C + 1, B + 1, TOP + 1, NO_FRAME }, { 1, 1, 2 }, 7, 2 },   /* another address in top */
 };
 #define NR_KINDS (sizeof(kinds) / sizeof(kinds[0]))
 
@@ -60,14 +67,14 @@ static size_t sample_record(uint64_t *buf, unsigned c, unsigned k)
 
 	while (n < 4 && kinds[c].frames[n] != NO_FRAME)
 		n++;
-	buf[w++] = func_addr[kinds[c].frames[0] - 1];
+	buf[w++] = func_addr[kinds[c].frames[0] - 1] + kinds[c].offsets[0];
 	buf[w++] = (uint64_t)PID << 32 | PID;
 	buf[w++] = 1000000 + 1000 * (uint64_t)k;
 	buf[w++] = kinds[c].period;
 	buf[w++] = n + 1;
 	buf[w++] = (uint64_t)PERF_CONTEXT_USER;
 	for (size_t i = 0; i < n; i++)
-		buf[w++] = func_addr[kinds[c].frames[i] - 1];
+		buf[w++] = func_addr[kinds[c].frames[i] - 1] + kinds[c].offsets[i];
 	h->type = PERF_RECORD_SAMPLE;
 	h->misc = PERF_RECORD_MISC_USER;
 	h->size = (uint16_t)(w * 8);
@@ -90,7 +97,7 @@ static int write_file(const char *path)
 	if (!realpath("/proc/self/exe", self) || !dladdr((const void *)write_file, &di) || !di.dli_fbase)
 		return -1;
 	for (unsigned i = 0; i < NR_FUNCS; i++)
-		func_addr[i] = PROG_BASE + (uint64_t)((const char *)funcs[i] - (const char *)di.dli_fbase) + 1;
+		func_addr[i] = PROG_BASE + (uint64_t)((const char *)funcs[i] - (const char *)di.dli_fbase);
 	cpu_clock_attr(&attr, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
 			   PERF_SAMPLE_CALLCHAIN);
 	lens[r] = comm_record(recs[r], PID, "cgvalue");
@@ -105,6 +112,17 @@ static int write_file(const char *path)
 				r++;
 			}
 	return write_perfdata(path, &ev, 1, recs, lens, r);
+}
+
+/* The exit status of `perfkit report --stdio ARGS -i FILE TAIL` (TAIL: redirections and a pipe). */
+static int report_sh(const char *perfkit, const char *file, const char *args, const char *tail)
+{
+	char cmd[1400];
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "'%s' report --stdio %s -i '%s' %s", perfkit, args, file, tail);
+	rc = system(cmd);
+	return rc == -1 || !WIFEXITED(rc) ? -1 : WEXITSTATUS(rc);
 }
 
 int main(void)
@@ -124,9 +142,13 @@ int main(void)
 		"-g graph,0,2,count", "--no-children -g flat,0,2,count", "--no-children -g folded,0,1",
 		"--no-children -g fr,0,1,co",           /* words by prefix, as perf matches them */
 		"--no-children -g c,pe,5",
+		/* a node per address, with its source line */
+		"-g address", "--no-children -g address", "--no-children -g address,caller,count",
+		"--no-children -g fractal,address,0,1", "--no-children -g folded,address,period",
+		"--no-children -g flat,a",
 	};
 	const char *perfkit;
-	char dir[] = "/tmp/pk-report-cgvalue.XXXXXX", file[600], cmd[1400];
+	char dir[] = "/tmp/pk-report-cgvalue.XXXXXX", file[600];
 
 	perfkit = vs_perf_start(dir);
 	if (!perfkit)
@@ -136,20 +158,20 @@ int main(void)
 		for (size_t s = 0; s < sizeof(specs) / sizeof(specs[0]); s++)
 			same_rows(perfkit, file, "cgvalue.data", specs[s]);
 	/* the counts really differ from the periods: the test could tell them apart */
-	snprintf(cmd, sizeof(cmd), "'%s' report --stdio --no-children -g count -i '%s' 2>/dev/null | "
-		 "grep -q -- '--4--caller_e'", perfkit, file);
-	ok(system(cmd) == 0, "-g count prints a node's sample count (caller_e: 4 samples)");
-	snprintf(cmd, sizeof(cmd), "'%s' report --stdio --no-children -g period -i '%s' 2>/dev/null | "
-		 "grep -q -- '--20--caller_e'", perfkit, file);
-	ok(system(cmd) == 0, "-g period prints a node's period (caller_e: 20)");
+	ok(report_sh(perfkit, file, "--no-children -g count", "2>/dev/null | grep -q -- '--4--caller_e'") == 0,
+	   "-g count prints a node's sample count (caller_e: 4 samples)");
+	ok(report_sh(perfkit, file, "--no-children -g period", "2>/dev/null | grep -q -- '--20--caller_e'") == 0,
+	   "-g period prints a node's period (caller_e: 20)");
+	ok(report_sh(perfkit, file, "--no-children -g address",
+		     "2>/dev/null | grep -c -- '--top test_report_cgvalue.c:' | grep -qx 2") == 0,
+	   "-g address: two addresses in top are two nodes, with their source lines");
 	/* sort keys perfkit's call graphs do not have: refused, not ignored */
-	snprintf(cmd, sizeof(cmd), "'%s' report --stdio -g address -i '%s' 2>&1 >/dev/null | "
-		 "grep -q \"call-graph sort key 'address' is not supported\"", perfkit, file);
-	ok(system(cmd) == 0, "-g address: says the sort key is not supported");
-	snprintf(cmd, sizeof(cmd), "'%s' report --stdio -g address -i '%s' >/dev/null 2>&1", perfkit, file);
-	ok(WEXITSTATUS(system(cmd)) == 2, "-g address: exit status 2");
-	snprintf(cmd, sizeof(cmd), "'%s' report --stdio -g graph,0.5,2,x -i '%s' >/dev/null 2>&1", perfkit, file);
-	ok(WEXITSTATUS(system(cmd)) == 2, "-g graph,0.5,2,x (a third number or an unknown word): exit status 2");
+	ok(report_sh(perfkit, file, "-g srcline",
+		     "2>&1 >/dev/null | grep -q \"call-graph sort key 'srcline' is not supported\"") == 0,
+	   "-g srcline: says the sort key is not supported");
+	ok(report_sh(perfkit, file, "-g srcline", ">/dev/null 2>&1") == 2, "-g srcline: exit status 2");
+	ok(report_sh(perfkit, file, "-g graph,0.5,2,x", ">/dev/null 2>&1") == 2,
+	   "-g graph,0.5,2,x (a third number or an unknown word): exit status 2");
 	rm_tree(dir);
 	return done_testing();
 }
