@@ -113,6 +113,15 @@ PK_API size_t pk_fmt_uint(char *p, uint64_t v);
 /* The @n bytes at @b in lowercase hex at @out (2 * @n + 1 bytes, with its NUL): build-ids. */
 PK_API void pk_fmt_bytes_hex(char *out, const uint8_t *b, size_t n);
 
+#define PK_PAGE_SIZE_MAX 24  /* enough for pk_format_page_size(), with its NUL */
+
+/*
+ * A page size as perf writes it (its get_page_size_name): "4K", "2M", "1G"
+ * (whole units, rounded down), "N/A" for 0, into @out (PK_PAGE_SIZE_MAX
+ * bytes); returns the length.
+ */
+PK_API size_t pk_format_page_size(uint64_t size, char *out);
+
 #define PK_FIXED6_MAX 352   /* enough for printf("%f") of any double, with its NUL */
 
 /*

@@ -44,6 +44,9 @@ enum pk_script_field {
 	PK_SF_SRCLINE = 1u << 17,
 	PK_SF_BRSTACK = 1u << 18,
 	PK_SF_BRSTACKSYM = 1u << 19,
+	PK_SF_MISC = 1u << 20,               /* the record's misc flags: K, U, H, G, g, M, E, S, p */
+	PK_SF_DATA_PAGE_SIZE = 1u << 21,
+	PK_SF_CODE_PAGE_SIZE = 1u << 22,
 };
 
 struct pk_script_opts {

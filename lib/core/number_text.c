@@ -48,6 +48,26 @@ static size_t decimal_digits(uint64_t v)
 	return t + 1 - (v < powers_of_ten[t]);
 }
 
+size_t pk_format_page_size(uint64_t size, char *out)
+{
+	int unit = 0;
+	size_t n;
+
+	if (!size) {
+		memcpy(out, "N/A", 4);
+		return 3;
+	}
+	/* perf's unit_number__scnprintf(): divide while the quotient stays above 1 */
+	while (size / 1024 > 1 && unit < 3) {
+		size /= 1024;
+		unit++;
+	}
+	n = pk_fmt_uint(out, size);
+	out[n++] = "BKMG"[unit];
+	out[n] = '\0';
+	return n;
+}
+
 size_t pk_fmt_uint(char *p, uint64_t v)
 {
 	size_t n = decimal_digits(v);

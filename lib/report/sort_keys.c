@@ -433,15 +433,11 @@ size_t rp_key_text(const struct pk_report *r, const struct rp_keydef *k, const s
 	case RP_K_SYM_SIZE:
 		n = e->sym ? snprintf(buf, sz, "%" PRIu64, e->sym->end - e->sym->start) : snprintf(buf, sz, "unknown");
 		break;
-	case RP_K_CODE_PAGE_SIZE: {     /* perf's unit_number__scnprintf(): "4K", "2M"; N/A for 0 */
-		uint64_t v = key_words(r, k, e)[0];
-		int u = 0;
+	case RP_K_CODE_PAGE_SIZE: {     /* "4K", "2M"; N/A for 0 */
+		char ps[PK_PAGE_SIZE_MAX];
 
-		while (v / 1024 > 1 && u < 3) {
-			v /= 1024;
-			u++;
-		}
-		n = key_words(r, k, e)[0] ? snprintf(buf, sz, "%" PRIu64 "%c", v, "BKMG"[u]) : snprintf(buf, sz, "N/A");
+		pk_format_page_size(key_words(r, k, e)[0], ps);
+		n = snprintf(buf, sz, "%s", ps);
 		break;
 	}
 	case RP_K_SOCKET:       /* perf's "%*.*d" in 6 columns: three digits at least */

@@ -22,7 +22,8 @@ static const struct {
 	{ "symoff", PK_SF_SYMOFF }, { "dso", PK_SF_DSO }, { "addr", PK_SF_ADDR },
 	{ "period", PK_SF_PERIOD }, { "data_src", PK_SF_DATA_SRC }, { "weight", PK_SF_WEIGHT },
 	{ "phys_addr", PK_SF_PHYS_ADDR }, { "ins_lat", PK_SF_INS_LAT }, { "srcline", PK_SF_SRCLINE },
-	{ "brstack", PK_SF_BRSTACK }, { "brstacksym", PK_SF_BRSTACKSYM },
+	{ "brstack", PK_SF_BRSTACK }, { "brstacksym", PK_SF_BRSTACKSYM }, { "misc", PK_SF_MISC },
+	{ "data_page_size", PK_SF_DATA_PAGE_SIZE }, { "code_page_size", PK_SF_CODE_PAGE_SIZE },
 };
 
 static const struct {
@@ -236,6 +237,12 @@ static int check_attr(struct pk_field_set *s, const struct pk_evsel *ev, int all
 	if (!ret && F(PK_SF_PHYS_ADDR))
 		ret = check_stype(s, ev, PERF_SAMPLE_PHYS_ADDR, "PHYS_ADDR", PK_SF_PHYS_ADDR,
 				  "phys_addr", allow, d);
+	if (!ret && F(PK_SF_DATA_PAGE_SIZE))
+		ret = check_stype(s, ev, PERF_SAMPLE_DATA_PAGE_SIZE, "DATA_PAGE_SIZE", PK_SF_DATA_PAGE_SIZE,
+				  "data_page_size", allow, d);
+	if (!ret && F(PK_SF_CODE_PAGE_SIZE))
+		ret = check_stype(s, ev, PERF_SAMPLE_CODE_PAGE_SIZE, "CODE_PAGE_SIZE", PK_SF_CODE_PAGE_SIZE,
+				  "code_page_size", allow, d);
 #undef F
 	return ret;
 }

@@ -80,9 +80,13 @@ struct pk_script {
 	struct pk_diag err;          /* failure found inside a callback */
 };
 
-/* perf_sample__fprintf_start(): comm, pid/tid, cpu, time of fields @f (script.c). */
+/*
+ * perf_sample__fprintf_start(): comm, pid/tid, cpu, misc (of record type
+ * @type with header misc @misc), time of fields @f (script.c).
+ */
 void pk_script_put_start(struct pk_script *sc, uint32_t f, int comm_plain, const struct pk_thread *t,
-			 int32_t pid, int32_t tid, int32_t cpu, uint64_t time);
+			 int32_t pid, int32_t tid, int32_t cpu, uint32_t type, uint16_t misc,
+			 uint64_t time);
 
 /*
  * The tep handle for the file's tracing data (from @blob, a TRACING_DATA

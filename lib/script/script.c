@@ -276,8 +276,42 @@ static void put_time(struct pk_script *sc, uint64_t t)
 	pk_obuf_write(sc->o, ": ", 2);
 }
 
+/*
+ * perf's misc field: a letter per cpumode whose bits are all in @misc (so
+ * the hypervisor's 3 prints "KUH", as perf tests them), then the record's
+ * own flag (M: MMAP of data, E: COMM of an exec, S: SWITCH out, p:
+ * preempted), padded to 6 and followed by a blank.
+ */
+static void put_misc(struct pk_obuf *o, uint32_t type, uint16_t misc)
+{
+	static const struct { uint16_t mode; char c; } modes[] = {
+		{ PERF_RECORD_MISC_KERNEL, 'K' }, { PERF_RECORD_MISC_USER, 'U' },
+		{ PERF_RECORD_MISC_HYPERVISOR, 'H' }, { PERF_RECORD_MISC_GUEST_KERNEL, 'G' },
+		{ PERF_RECORD_MISC_GUEST_USER, 'g' },
+	};
+	char s[8];
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if ((misc & modes[i].mode) == modes[i].mode)
+			s[n++] = modes[i].c;
+	if ((type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2) && (misc & PERF_RECORD_MISC_MMAP_DATA))
+		s[n++] = 'M';
+	else if (type == PERF_RECORD_COMM && (misc & PERF_RECORD_MISC_COMM_EXEC))
+		s[n++] = 'E';
+	else if ((type == PERF_RECORD_SWITCH || type == PERF_RECORD_SWITCH_CPU_WIDE) &&
+		 (misc & PERF_RECORD_MISC_SWITCH_OUT)) {
+		s[n++] = 'S';
+		if (misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)
+			s[n++] = 'p';
+	}
+	pk_obuf_write(o, s, n);
+	/* perf's "%*s" of " " in 6 - n columns: a blank at least */
+	pk_obuf_pad(o, " ", 1, n < 5 ? (int)(6 - n) : 1);
+}
+
 void pk_script_put_start(struct pk_script *sc, uint32_t f, int comm_plain, const struct pk_thread *t,
-		      int32_t pid, int32_t tid, int32_t cpu, uint64_t time)
+		      int32_t pid, int32_t tid, int32_t cpu, uint32_t type, uint16_t misc, uint64_t time)
 {
 	struct pk_obuf *o = sc->o;
 
@@ -311,6 +345,8 @@ void pk_script_put_start(struct pk_script *sc, uint32_t f, int comm_plain, const
 		pk_obuf_write(o, tmp, n);
 		pk_obuf_write(o, "] ", 2);
 	}
+	if (f & PK_SF_MISC)
+		put_misc(o, type, misc);
 	if (f & PK_SF_TIME)
 		put_time(sc, time);
 }
@@ -515,7 +551,8 @@ int pk_script_sample(void *ctx, const struct pk_rsample *rs)
 	}
 	if (s->present & PERF_SAMPLE_CPU)
 		cpu = (int32_t)s->cpu;
-	pk_script_put_start(sc, f, (f & PK_SF_IP) && has_cc, rs->thread, pid, tid, cpu, s->time);
+	pk_script_put_start(sc, f, (f & PK_SF_IP) && has_cc, rs->thread, pid, tid, cpu,
+			    PERF_RECORD_SAMPLE, s->misc, s->time);
 	if (f & PK_SF_PERIOD) {
 		/*
 		 * the session's period (a PERF_SAMPLE_READ value's increase); without
@@ -601,6 +638,18 @@ int pk_script_sample(void *ctx, const struct pk_rsample *rs)
 		put_brstack(sc, f, rs);
 	if (f & PK_SF_PHYS_ADDR)
 		pk_obuf_hex(o, s->phys_addr, 16);
+	if (f & (PK_SF_DATA_PAGE_SIZE | PK_SF_CODE_PAGE_SIZE)) {
+		char ps[PK_PAGE_SIZE_MAX];
+
+		if (f & PK_SF_DATA_PAGE_SIZE) {
+			pk_obuf_putc(o, ' ');
+			pk_obuf_write(o, ps, pk_format_page_size(s->data_page_size, ps));
+		}
+		if (f & PK_SF_CODE_PAGE_SIZE) {
+			pk_obuf_putc(o, ' ');
+			pk_obuf_write(o, ps, pk_format_page_size(s->code_page_size, ps));
+		}
+	}
 	pk_obuf_putc(o, '\n');
 	return o->err;
 }

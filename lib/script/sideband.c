@@ -175,7 +175,8 @@ int pk_script_record(void *ctx, const struct pk_record *r)
 		pk_script_put_start(sc, f,
 				    (f & PK_SF_IP) && sc->use_callchain &&
 					    (ev->attr.attr.sample_type & PERF_SAMPLE_CALLCHAIN),
-				    ttid == -1 ? NULL : pk_symbols_thread(sc->syms, tpid, ttid), pid, tid, cpu, time);
+				    ttid == -1 ? NULL : pk_symbols_thread(sc->syms, tpid, ttid), pid, tid, cpu,
+				    h->type, h->misc, time);
 	}
 	pk_obuf_write(o, "PERF_RECORD_", 12);
 	pk_obuf_puts(o, pk_rec_type_name(h->type) ? pk_rec_type_name(h->type) : "?");

@@ -2,8 +2,8 @@
 # perfkit script against perf script (Linux perf 6.1) on the shared corpus
 # and on files recorded here: the sample sequence of -F comm,tid,time,ip,
 # the default layout and a long -F list, tracepoint payloads, two events,
-# pipe mode, -z, side-band events, and exit status 2 with a file offset on
-# corrupt input.
+# pipe mode, -z, side-band events, misc and page sizes, and exit status 2
+# with a file offset on corrupt input.
 . "$(dirname "$0")/tap-lib.bash"
 [ -x "$PERFKIT" ] || skip_all "$PERFKIT not built"
 SHARED=${PK_SHARED:-../shared}
@@ -152,6 +152,9 @@ if record -e cpu-clock -F 999 -g --switch-events --namespaces -o "$TMP/sw.data" 
 		--show-switch-events --show-namespace-events --show-task-events
 	NEED=PERF_RECORD exact "$TMP/sw.data" "the same with -F comm,tid,time" --show-switch-events --show-namespace-events -F comm,tid,time
 	NEED=PERF_RECORD exact "$TMP/sw.data" "--show-switch-events -G" --show-switch-events -G
+	# misc: the cpumode letters, E on an exec's COMM, S on a switch out, p when preempted
+	NEED=' Sp ' exact "$TMP/sw.data" "-F comm,tid,misc,time with the side band: K, U, E, S, Sp" \
+		-F comm,tid,misc,time --show-switch-events --show-task-events --show-mmap-events
 else
 	skip "perf record --switch-events --namespaces failed"
 fi
@@ -160,6 +163,19 @@ if record -e cpu-clock -F 999 --all-cgroups -o "$TMP/cg.data" -- "$W" --spin-ms 
 else
 	skip "perf record --all-cgroups failed"
 fi
+
+# data_page_size and code_page_size ("4K", "N/A"), and a page size the samples do not have
+if record -e page-faults -c 1 -d --data-page-size --code-page-size -o "$TMP/ps.data" -- "$W" --spin-ms 50; then
+	NEED=K exact "$TMP/ps.data" "-F comm,misc,addr,data_page_size,code_page_size" \
+		-F comm,misc,addr,data_page_size,code_page_size
+	NEED=K exact "$TMP/ps.data" "-F +data_page_size: after the default fields" -F +data_page_size
+else
+	skip "perf record --data-page-size --code-page-size failed"
+fi
+"$PERFKIT" script -F +data_page_size -i "$TMP/sw.data" >/dev/null 2>"$TMP/kerr"
+is "$?" 2 "-F +data_page_size without DATA_PAGE_SIZE in the samples: exit status 2"
+grep -q "do not have DATA_PAGE_SIZE attribute set, cannot print 'data_page_size' field" "$TMP/kerr"
+ok $? "... and it says the samples lack it, as perf does"
 
 # --per-event-dump: each event's samples in FILE.EVENT.dump (an event without samples gets an empty
 # one), the side band on standard output, then a "Wrote" line per file. perf's MB figure leaves out

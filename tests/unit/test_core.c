@@ -377,6 +377,28 @@ static void test_fmt_uint(void)
 }
 
 /* The output buffer: 3 MiB through a FILE (flushed a megabyte at a time) and in memory (grown). */
+/*
+ * pk_format_page_size against values worked out by hand from perf's
+ * unit_number__scnprintf(): divide by 1024 while the quotient is above 1,
+ * so 2047 bytes stay "2047B" and 2 MB less a byte is "2047K".
+ */
+static void test_page_size(void)
+{
+	static const struct { uint64_t size; const char *text; } cases[] = {
+		{ 0, "N/A" }, { 512, "512B" }, { 2047, "2047B" }, { 2048, "2K" }, { 4096, "4K" },
+		{ 65536, "64K" }, { 2097151, "2047K" }, { 2097152, "2M" }, { 1073741824, "1024M" },
+		{ 2147483648ull, "2G" }, { 1ull << 50, "1048576G" },
+	};
+	char got[PK_PAGE_SIZE_MAX];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = pk_format_page_size(cases[i].size, got);
+
+		ok(n == strlen(cases[i].text) && !strcmp(got, cases[i].text),
+		   "pk_format_page_size(%" PRIu64 ") is '%s' (got '%s')", cases[i].size, cases[i].text, got);
+	}
+}
+
 static void test_obuf(void)
 {
 	char *want = malloc(3u << 20), *text = NULL;
@@ -459,6 +481,7 @@ int main(void)
 	test_g17();
 	test_fmt_uint();
 	test_fmt_bytes_hex();
+	test_page_size();
 	test_obuf();
 	test_cpus_usable();
 	return done_testing();
