@@ -122,12 +122,20 @@ hash_at() {
 	       if (h && match(substr($0, h), /[0-9][0-9.]*/)) e = h + RSTART + RLENGTH - 2
 	       print h ":" e }' "$1"
 }
+# first_interval FILE: keep the lines of the first interval (text, CSV or JSON: its time stamp leads)
+first_interval() {
+	awk '{ k = match($0, /^[ {"a-z:]*[0-9]+\.[0-9]+/) ? substr($0, RSTART, RLENGTH) : ""
+	       if (NR == 1) f = k
+	       if (k == f) print }' "$1" >"$1.first" && mv "$1.first" "$1"
+}
 for args in "" "-x," "-j" "-r 2" "-x, -r 2" "-j -r 2" "-I 150" "-x, -I 150" "-j -I 150" \
 	"-a -A" "-x, -a -A" "-j -a -A" "-a -A -I 150" "-a --per-core" "-x, -a --per-core" \
 	"-a --per-socket" "-j -a --per-socket"; do
 	for t in perf "$PERFKIT"; do
 		fake 0 "$t" stat $args -e "$EVS_ALL" -o "$TMP/out" -- "$W" --spin-ms 200 >/dev/null 2>&1
 		grep -v -e '^#' -e '^$' -e 'seconds' "$TMP/out" >"$TMP/stat.$(basename "$t")"
+		# -I: how many intervals a run spans depends on the machine's load; the first one's lines
+		case "$args" in *-I*) first_interval "$TMP/stat.$(basename "$t")" ;; esac
 	done
 	if [ -s "$TMP/stat.perf" ] && cmp -s <(mask "$TMP/stat.perf") <(mask "$TMP/stat.perfkit") &&
 	   cmp -s <(hash_at "$TMP/stat.perf") <(hash_at "$TMP/stat.perfkit"); then
