@@ -47,6 +47,8 @@ enum pk_script_field {
 	PK_SF_MISC = 1u << 20,               /* the record's misc flags: K, U, H, G, g, M, E, S, p */
 	PK_SF_DATA_PAGE_SIZE = 1u << 21,
 	PK_SF_CODE_PAGE_SIZE = 1u << 22,
+	PK_SF_IREGS = 1u << 23,              /* the registers at the interrupt (PERF_SAMPLE_REGS_INTR) */
+	PK_SF_UREGS = 1u << 24,              /* the user registers (PERF_SAMPLE_REGS_USER) */
 };
 
 struct pk_script_opts {

@@ -186,7 +186,10 @@ PK_API int pk_symbols_resolve(struct pk_symbols *s, const struct pk_thread *t, u
  * innermost first, into @out (at most @max). Returns the number of entries
  * (>= 1 when the line is known: entry 0 is the position itself, with func
  * NULL; entries 1.. are the inlined callers' positions with the inlined
- * function in func), 0 if unknown. Requires opts.want_srcline.
+ * function in func), 0 if unknown. Where the file has line tables but none
+ * covers the address, entry 0 is what binutils' addr2line (perf's source)
+ * answers: file "" inside a compilation unit, "??" elsewhere in a symbol,
+ * line 0. Requires opts.want_srcline.
  */
 PK_API int pk_symbols_srcline(struct pk_symbols *s, const struct pk_location *loc,
 			      struct pk_srcline *out, int max);

@@ -105,6 +105,14 @@ PK_API int pk_unwind_dwarf_regs(uint16_t e_machine, uint64_t mask, const uint64_
 				uint64_t *dwarf, uint32_t nr, uint64_t *have, uint64_t *pc,
 				uint64_t *sp);
 
+/*
+ * The name perf gives register @bit of a sample_regs_user/_intr mask on
+ * @arch (HEADER_ARCH, uname's machine: "x86_64", "aarch64", "armv7l",
+ * "riscv64"): "AX", "x29", "lr", "pc"; "unknown" where perf 6.1 knows none
+ * (other bits, other architectures).
+ */
+PK_API const char *pk_perf_reg_name(const char *arch, unsigned bit);
+
 /* Counters for tests and benchmarks. */
 struct pk_unwind_stats {
 	uint64_t samples, frames;

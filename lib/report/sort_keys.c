@@ -101,7 +101,9 @@ static uint32_t rp_srcline_id(struct pk_report *r, const struct pk_location *l, 
 		return *v;
 	if (r->syms && l->dso)
 		n = pk_symbols_srcline(r->syms, l, sl, 8);
-	if (n > 0 && sl[0].file) {
+	if (n > 0 && sl[0].file && file_only && !strcmp(sl[0].file, "??")) {
+		buf[0] = '\0';                 /* perf's srcfile of "??:0": none */
+	} else if (n > 0 && sl[0].file) {
 		const char *base = r->o.full_source_path ? NULL : strrchr(sl[0].file, '/');
 
 		snprintf(buf, sizeof(buf), file_only ? "%s" : "%s:%" PRIu32, base ? base + 1 : sl[0].file,

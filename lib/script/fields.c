@@ -24,6 +24,7 @@ static const struct {
 	{ "phys_addr", PK_SF_PHYS_ADDR }, { "ins_lat", PK_SF_INS_LAT }, { "srcline", PK_SF_SRCLINE },
 	{ "brstack", PK_SF_BRSTACK }, { "brstacksym", PK_SF_BRSTACKSYM }, { "misc", PK_SF_MISC },
 	{ "data_page_size", PK_SF_DATA_PAGE_SIZE }, { "code_page_size", PK_SF_CODE_PAGE_SIZE },
+	{ "iregs", PK_SF_IREGS }, { "uregs", PK_SF_UREGS },
 };
 
 static const struct {
@@ -216,6 +217,10 @@ static int check_attr(struct pk_field_set *s, const struct pk_evsel *ev, int all
 	if (!ret && F(PK_SF_INS_LAT))
 		ret = check_stype(s, ev, PERF_SAMPLE_WEIGHT_STRUCT, "WEIGHT_STRUCT", PK_SF_INS_LAT,
 				  "ins_lat", allow, d);
+	if (!ret && F(PK_SF_IREGS))
+		ret = check_stype(s, ev, PERF_SAMPLE_REGS_INTR, "IREGS", PK_SF_IREGS, "iregs", allow, d);
+	if (!ret && F(PK_SF_UREGS))
+		ret = check_stype(s, ev, PERF_SAMPLE_REGS_USER, "UREGS", PK_SF_UREGS, "uregs", allow, d);
 	if (!ret && F(PK_SF_BRSTACK | PK_SF_BRSTACKSYM))
 		ret = check_stype(s, ev, PERF_SAMPLE_BRANCH_STACK, "BRANCH_STACK", PK_SF_BRSTACK | PK_SF_BRSTACKSYM,
 				  F(PK_SF_BRSTACK) ? "brstack" : "brstacksym", allow, d);

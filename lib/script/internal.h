@@ -8,6 +8,7 @@
 #define PK_SCRIPT_INTERNAL_H
 
 #include <stdio.h>
+#include <sys/utsname.h>
 #include <string.h>
 #include <trace-seq.h>
 #include <perfkit/script.h>
@@ -56,6 +57,8 @@ struct pk_script {
 	struct pk_symbols *syms;
 	struct pk_obuf out;
 	struct pk_obuf *o;           /* where the record being printed goes: out, or its event's dump */
+	const char *arch;            /* the recording machine's (HEADER_ARCH, else this one's): register names */
+	struct utsname uts;          /* this machine's, when the file names none */
 	/* --per-event-dump: a file per event, its name and samples written (pk_script_per_event_dump) */
 	struct pk_event_dump {
 		struct pk_obuf out;

@@ -24,6 +24,7 @@
 #include <trace-seq.h>
 #include <perfkit/perfdata.h>
 #include <perfkit/sample.h>
+#include <perfkit/unwind.h>
 #include "script/internal.h"
 
 static void name_width_update(struct pk_script *sc)
@@ -85,6 +86,9 @@ int pk_script_new(struct pk_session *ss, const struct pk_script_opts *opts_in, F
 	sc->ss = ss;
 	sc->data = pk_session_data(ss);
 	sc->syms = pk_session_symbols(ss);
+	sc->arch = pk_perfdata_features(sc->data) ? pk_perfdata_features(sc->data)->arch : NULL;
+	if (!sc->arch && uname(&sc->uts) == 0)
+		sc->arch = sc->uts.machine;     /* perf's perf_env__arch() without HEADER_ARCH */
 	sc->opts = opts;
 	sc->opts.fields = NULL;         /* not kept */
 	sc->time_ns = opts.time_ns;
@@ -378,17 +382,23 @@ static void put_dso(struct pk_obuf *o, const struct pk_location *loc)
 /*
  * perf's map__fprintf_srcline(): "\n  file.c:12" (the file's base name, or
  * its whole path with --full-source-path), or
- * "\n  dso[addr]" without line information; nothing without a map.
+ * "\n  dso[addr]" without line information; nothing without a map, or
+ * where addr2line answers "??" (perf leaves out what starts "??:0").
  */
 static void put_srcline(struct pk_script *sc, const struct pk_location *loc)
 {
 	struct pk_obuf *o = sc->o;
 	struct pk_srcline sl[8];
 
+	int n;
+
 	if (!loc->map || !loc->dso)
 		return;
+	n = pk_symbols_srcline(sc->syms, loc, sl, 8);
+	if (n > 0 && sl[0].file && !strcmp(sl[0].file, "??") && !sl[0].line)
+		return;
 	pk_obuf_write(o, "\n  ", 3);
-	if (pk_symbols_srcline(sc->syms, loc, sl, 8) > 0 && sl[0].file) {
+	if (n > 0 && sl[0].file) {
 		const char *base = sc->opts.full_source_path ? NULL : strrchr(sl[0].file, '/');
 
 		pk_obuf_puts(o, base ? base + 1 : sl[0].file);
@@ -432,6 +442,37 @@ static void put_callchain(struct pk_script *sc, uint32_t f, const struct pk_rsam
 		if (f & PK_SF_SRCLINE)
 			put_srcline(sc, fr);
 		pk_obuf_putc(o, '\n');
+	}
+}
+
+/*
+ * perf's register dump: " ABI:N " then "%5s:0x%x " per register of @mask
+ * (the attr's), named for the recording's architecture; nothing when the
+ * sample has none (ABI 0: a kernel thread's user registers).
+ */
+static void put_regs(struct pk_script *sc, uint64_t abi, const uint64_t *regs, uint64_t mask)
+{
+	struct pk_obuf *o = sc->o;
+	unsigned i = 0;
+
+	if (!abi || !regs)
+		return;
+	pk_obuf_write(o, " ABI:", 5);
+	pk_obuf_uint(o, abi, 0);
+	pk_obuf_putc(o, ' ');
+	for (unsigned bit = 0; bit < 64; bit++) {
+		const char *name;
+		uint64_t v;
+
+		if (!(mask >> bit & 1))
+			continue;
+		/* the record's words may be unaligned */
+		memcpy(&v, (const unsigned char *)regs + 8 * i++, sizeof(v));
+		name = pk_perf_reg_name(sc->arch, bit);
+		pk_obuf_pad(o, name, strlen(name), 5);
+		pk_obuf_write(o, ":0x", 3);
+		pk_obuf_hex(o, v, 0);
+		pk_obuf_putc(o, ' ');
 	}
 }
 
@@ -634,6 +675,10 @@ int pk_script_sample(void *ctx, const struct pk_rsample *rs)
 				put_srcline(sc, &rs->self);
 		}
 	}
+	if ((f & PK_SF_IREGS) && (s->present & PERF_SAMPLE_REGS_INTR))
+		put_regs(sc, s->regs_intr_abi, s->regs_intr, attr->sample_regs_intr);
+	if ((f & PK_SF_UREGS) && (s->present & PERF_SAMPLE_REGS_USER))
+		put_regs(sc, s->regs_user_abi, s->regs_user, attr->sample_regs_user);
 	if (f & (PK_SF_BRSTACK | PK_SF_BRSTACKSYM))
 		put_brstack(sc, f, rs);
 	if (f & PK_SF_PHYS_ADDR)

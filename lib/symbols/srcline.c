@@ -149,8 +149,32 @@ static int inline_chain(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *chain, int 
 	return n;
 }
 
-static int resolve(struct pk_symbols *s, struct sym_dso *d, uint64_t addr, struct pk_srcline *out,
-		   int max)
+/*
+ * No line for an address of a file with line tables: what binutils'
+ * addr2line, which perf runs, answers there. Inside a compilation unit
+ * without a row for it: an empty file name (":?"); elsewhere in a symbol
+ * (crt1.o's _start): "??" ("??:?"); both line 0. Outside both, nothing.
+ */
+static int no_line(struct pk_srcline *out, int in_cu, int in_sym)
+{
+	if (!in_cu && !in_sym)
+		return 0;
+	out->file = in_cu ? "" : "??";
+	out->line = 0;
+	out->func = NULL;
+	return 1;
+}
+
+/* @sym is one of the file's symbol table (what addr2line sees), not a synthesized name@plt. */
+static int in_symtab(const struct pk_sym *sym)
+{
+	size_t n = sym ? strlen(sym->name) : 0;
+
+	return sym && !(n >= 4 && !strcmp(sym->name + n - 4, "@plt"));
+}
+
+static int resolve(struct pk_symbols *s, struct sym_dso *d, uint64_t addr, int in_sym,
+		   struct pk_srcline *out, int max)
 {
 	Dwarf *dw = dso_dwarf(s, d);
 	Dwarf_Addr va = to_vaddr(d, addr);
@@ -159,11 +183,13 @@ static int resolve(struct pk_symbols *s, struct sym_dso *d, uint64_t addr, struc
 	int lineno = 0, n = 0, ns, i;
 	const char *f;
 
-	if (!dw || max <= 0 || !dwarf_addrdie(dw, va, &cu))
+	if (!dw || max <= 0)
 		return 0;
+	if (!dwarf_addrdie(dw, va, &cu))
+		return no_line(out, 0, in_sym);
 	line = dwarf_getsrc_die(&cu, va);
 	if (!line || dwarf_lineno(line, &lineno) != 0)
-		return 0;
+		return no_line(out, 1, in_sym);
 	f = dwarf_linesrc(line, NULL, NULL);
 	out[n].file = path_dup(s, &cu, f);
 	out[n].line = (uint32_t)lineno;
@@ -222,7 +248,7 @@ PK_API int pk_symbols_srcline(struct pk_symbols *s, const struct pk_location *lo
 	for (e = c->h[b]; e; e = e->next)
 		if (e->dso == d && e->addr == loc->addr)
 			goto hit;
-	n = resolve(s, d, loc->addr, tmp, SRCLINE_MAX);
+	n = resolve(s, d, loc->addr, in_symtab(loc->sym), tmp, SRCLINE_MAX);
 	e = sym_arena_alloc(&s->arena, sizeof(*e));
 	if (!e)
 		return 0;

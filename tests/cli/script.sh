@@ -2,7 +2,7 @@
 # perfkit script against perf script (Linux perf 6.1) on the shared corpus
 # and on files recorded here: the sample sequence of -F comm,tid,time,ip,
 # the default layout and a long -F list, tracepoint payloads, two events,
-# pipe mode, -z, side-band events, misc and page sizes, and exit status 2
+# pipe mode, -z, side-band events, misc, page sizes and registers, and exit status 2
 # with a file offset on corrupt input.
 . "$(dirname "$0")/tap-lib.bash"
 [ -x "$PERFKIT" ] || skip_all "$PERFKIT not built"
@@ -176,6 +176,20 @@ fi
 is "$?" 2 "-F +data_page_size without DATA_PAGE_SIZE in the samples: exit status 2"
 grep -q "do not have DATA_PAGE_SIZE attribute set, cannot print 'data_page_size' field" "$TMP/kerr"
 ok $? "... and it says the samples lack it, as perf does"
+
+# iregs and uregs: " ABI:2 " and "%5s:0x%x " per register of the attr's mask, named for the
+# recording's architecture (x86 here; arm64 in a shared simpleperf file)
+if record -e cpu-clock -F 999 --intr-regs=ax,bx,ip,sp --user-regs=ax,bp,sp,ip -o "$TMP/regs.data" -- "$W" --spin-ms 50; then
+	NEED=ABI exact "$TMP/regs.data" "-F comm,tid,ip,sym,iregs,uregs" -F comm,tid,ip,sym,iregs,uregs
+	NEED=ABI exact "$TMP/regs.data" "-F +iregs" -F +iregs
+else
+	skip "perf record --intr-regs --user-regs failed"
+fi
+for f in simpleperf/perf_with_arm_regs.data hotspot/perf.data.true.v2; do
+	[ -r "$SHARED/data/perf.data/$f" ] && NEED=ABI exact "$SHARED/data/perf.data/$f" "$f: -F comm,tid,uregs" -F comm,tid,uregs
+done
+"$PERFKIT" script -F comm,uregs -i "$TMP/sw.data" >/dev/null 2>"$TMP/kerr"
+is "$?" 2 "-F uregs without user registers in the samples: exit status 2"
 
 # --per-event-dump: each event's samples in FILE.EVENT.dump (an event without samples gets an empty
 # one), the side band on standard output, then a "Wrote" line per file. perf's MB figure leaves out

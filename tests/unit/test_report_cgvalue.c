@@ -7,7 +7,9 @@
  * fractal thresholds that leave "[...]" with the samples of the children
  * they hide; print limits that cut a block's chains, a node's children
  * and the single chain at the top of a graph; and -g address, where two
- * addresses in one function are two nodes, each with its source line. The
+ * addresses in one function are two nodes, each with its source line; and
+ * a frame in crt1.o's _start, where a symbol has no line (perf prints
+ * addr2line's "??:0" in reports, nothing in scripts). The
  * oracle is perf itself on the same file. Skips without a usable perf.
  */
 #include <dlfcn.h>
@@ -34,7 +36,10 @@ __attribute__((noinline, used)) static int caller_b(int x) { return leaf_a(x) * 
 __attribute__((noinline, used)) static int caller_e(int x) { return leaf_c(x) * 3; }
 __attribute__((noinline, used)) static int top(int x) { return caller_b(x) + caller_e(x) + leaf_d(x); }
 
-enum { A, C, D, B, E, TOP, NR_FUNCS };
+/* The program's entry (crt1.o's, without line information): a line-less frame. */
+extern char _start[];
+
+enum { A, C, D, B, E, TOP, START, NR_FUNCS };
 
 /*
  * Each kind of sample: its chain from the leaf (NO_FRAME ends it), the
@@ -54,6 +59,7 @@ static const struct {
 	{ { C + 1, E + 1, TOP + 1, NO_FRAME }, { 1, 1, 1 }, 1, 3 },
 	{ { A + 1, NO_FRAME }, { 1 }, 30, 1 },               /* a leaf without callers */
 	{ { C + 1, B + 1, TOP + 1, NO_FRAME }, { 1, 1, 2 }, 7, 2 },   /* another address in top */
+	{ { START + 1, NO_FRAME }, { 2 }, 3, 1 },    /* no source line where a symbol is */
 };
 #define NR_KINDS (sizeof(kinds) / sizeof(kinds[0]))
 
@@ -86,7 +92,9 @@ static int write_file(const char *path)
 	enum { MAX_RECS = 64 };
 	static uint64_t recs[MAX_RECS][64];
 	static const uint64_t ids[] = { 1 };
-	int (*const funcs[NR_FUNCS])(int) = { leaf_a, leaf_c, leaf_d, caller_b, caller_e, top };
+	const void *const funcs[NR_FUNCS] = { (const void *)leaf_a, (const void *)leaf_c,
+		(const void *)leaf_d, (const void *)caller_b, (const void *)caller_e, (const void *)top,
+		_start };
 	struct perf_event_attr attr = { 0 };
 	struct pk_writer_evsel ev = { .attr = &attr, .name = "cpu-clock", .ids = ids, .nr_ids = 1 };
 	size_t lens[MAX_RECS], r = 0;
@@ -125,6 +133,18 @@ static int report_sh(const char *perfkit, const char *file, const char *args, co
 	return rc == -1 || !WIFEXITED(rc) ? -1 : WEXITSTATUS(rc);
 }
 
+/* perf script and perfkit script -F ip,sym,srcline print the same text on @file (in @dir), _start too. */
+static int script_srcline_same(const char *perfkit, const char *dir, const char *file)
+{
+	char cmd[2400];
+
+	snprintf(cmd, sizeof(cmd), "perf script -F ip,sym,srcline -i '%s' >'%s/perf.txt' 2>/dev/null; "
+		 "'%s' script -F ip,sym,srcline -i '%s' >'%s/pk.txt' 2>/dev/null; "
+		 "cmp -s '%s/perf.txt' '%s/pk.txt' && grep -q ' _start$' '%s/pk.txt'",
+		 file, dir, perfkit, file, dir, dir, dir, dir);
+	return system(cmd) == 0;
+}
+
 int main(void)
 {
 	static const char *const specs[] = {
@@ -146,6 +166,8 @@ int main(void)
 		"-g address", "--no-children -g address", "--no-children -g address,caller,count",
 		"--no-children -g fractal,address,0,1", "--no-children -g folded,address,period",
 		"--no-children -g flat,a",
+		/* _start's address: a symbol without a source line ("??:0"; no srcfile) */
+		"--no-children --sort sym,srcline -g none", "--no-children --sort srcfile,sym -g none",
 	};
 	const char *perfkit;
 	char dir[] = "/tmp/pk-report-cgvalue.XXXXXX", file[600];
@@ -165,6 +187,8 @@ int main(void)
 	ok(report_sh(perfkit, file, "--no-children -g address",
 		     "2>/dev/null | grep -c -- '--top test_report_cgvalue.c:' | grep -qx 2") == 0,
 	   "-g address: two addresses in top are two nodes, with their source lines");
+	/* perf script leaves out a srcline of "??:0" (it would print "  test_report_cgvalue[...]") */
+	ok(script_srcline_same(perfkit, dir, file), "script -F ip,sym,srcline: perf's text, _start without a line");
 	/* sort keys perfkit's call graphs do not have: refused, not ignored */
 	ok(report_sh(perfkit, file, "-g srcline",
 		     "2>&1 >/dev/null | grep -q \"call-graph sort key 'srcline' is not supported\"") == 0,
