@@ -24,7 +24,7 @@ static const struct {
 	{ "phys_addr", PK_SF_PHYS_ADDR }, { "ins_lat", PK_SF_INS_LAT }, { "srcline", PK_SF_SRCLINE },
 	{ "brstack", PK_SF_BRSTACK }, { "brstacksym", PK_SF_BRSTACKSYM }, { "misc", PK_SF_MISC },
 	{ "data_page_size", PK_SF_DATA_PAGE_SIZE }, { "code_page_size", PK_SF_CODE_PAGE_SIZE },
-	{ "iregs", PK_SF_IREGS }, { "uregs", PK_SF_UREGS },
+	{ "iregs", PK_SF_IREGS }, { "uregs", PK_SF_UREGS }, { "srccode", PK_SF_SRCCODE },
 };
 
 static const struct {

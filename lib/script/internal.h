@@ -58,6 +58,7 @@ struct pk_script {
 	struct pk_obuf out;
 	struct pk_obuf *o;           /* where the record being printed goes: out, or its event's dump */
 	const char *arch;            /* the recording machine's (HEADER_ARCH, else this one's): register names */
+	struct pk_srccode *srccode;  /* -F srccode's source files and threads' last lines (made on first use) */
 	struct utsname uts;          /* this machine's, when the file names none */
 	/* --per-event-dump: a file per event, its name and samples written (pk_script_per_event_dump) */
 	struct pk_event_dump {
@@ -82,6 +83,16 @@ struct pk_script {
 	int data_src_maxlen;
 	struct pk_diag err;          /* failure found inside a callback */
 };
+
+/*
+ * -F srccode (srccode.c): after a sample, the source line at @loc as
+ * "|LINE     text", unless thread @t printed that line last or the source
+ * cannot be read. *@sc is made on first use. 0 or -ENOMEM.
+ */
+struct pk_srccode;
+int pk_srccode_print(struct pk_srccode **sc, struct pk_symbols *syms, const struct pk_thread *t,
+		     const struct pk_location *loc, struct pk_obuf *o);
+void pk_srccode_free(struct pk_srccode *sc);
 
 /*
  * perf_sample__fprintf_start(): comm, pid/tid, cpu, misc (of record type

@@ -65,7 +65,7 @@ int pk_script_fields_need_srcline(const char *fields)
 	if (!fields || apply_field_list(set, fields, &d) < 0)
 		return 0;
 	for (int t = 0; t < PK_OT_MAX; t++)
-		if (set[t].fields & PK_SF_SRCLINE)
+		if (set[t].fields & (PK_SF_SRCLINE | PK_SF_SRCCODE))
 			return 1;
 	return 0;
 }
@@ -119,6 +119,7 @@ void pk_script_free(struct pk_script *sc)
 {
 	if (!sc)
 		return;
+	pk_srccode_free(sc->srccode);
 	pk_obuf_flush(&sc->out);
 	pk_obuf_release(&sc->out);
 	for (size_t i = 0; i < sc->nr_dumps; i++) {
@@ -696,6 +697,9 @@ int pk_script_sample(void *ctx, const struct pk_rsample *rs)
 		}
 	}
 	pk_obuf_putc(o, '\n');
+	/* perf prints it on standard output, even when the sample went to an --per-event-dump file */
+	if ((f & PK_SF_SRCCODE) && pk_srccode_print(&sc->srccode, sc->syms, rs->thread, &rs->self, &sc->out))
+		return -ENOMEM;
 	return o->err;
 }
 

@@ -90,6 +90,10 @@ if record -e cpu-clock -F 4999 -g --sample-cpu -o "$TMP/fp.data" -- "$W" --spin-
 	# binutils' addr2line, which names the compilation unit's file for code inlined from a header
 	# (libc-start.c:74 for libc_start_call_main.h:74); perfkit reads them with libdw
 	NEED=pk-workload.c: exact "$TMP/fp.data" "-F srcline under every frame like perf" -F comm,tid,ip,sym,srcline --dsos pk-workload --max-stack 2
+	# -F srccode: "|LINE     text" of the workload's source after each sample, not twice in a row
+	# for a thread; nothing where the source cannot be read (libc, the kernel)
+	NEED='^|' exact "$TMP/fp.data" "-F comm,tid,ip,sym,srccode: the source lines, as perf" -F comm,tid,ip,sym,srccode
+	NEED='^|' exact "$TMP/fp.data" "-F +srccode -G" -F +srccode -G
 	NEED=/pk-workload.c: exact "$TMP/fp.data" "-F srcline --full-source-path: the whole path" \
 		-F comm,tid,ip,sym,srcline --full-source-path --dsos pk-workload --max-stack 2
 	NEED="\[kernel.kallsyms\]\[" exact "$TMP/fp.data" "-F +srcline -G: kernel samples, [kernel.kallsyms][addr]" -F +srcline -G --dsos '[kernel.kallsyms]'
