@@ -50,6 +50,7 @@ enum pk_script_field {
 	PK_SF_IREGS = 1u << 23,              /* the registers at the interrupt (PERF_SAMPLE_REGS_INTR) */
 	PK_SF_UREGS = 1u << 24,              /* the user registers (PERF_SAMPLE_REGS_USER) */
 	PK_SF_SRCCODE = 1u << 25,            /* the source line at the sample's address */
+	PK_SF_TOD = 1u << 26,                /* the wall-clock time (the file's CLOCK_DATA) */
 };
 
 struct pk_script_opts {

@@ -25,6 +25,7 @@ static const struct {
 	{ "brstack", PK_SF_BRSTACK }, { "brstacksym", PK_SF_BRSTACKSYM }, { "misc", PK_SF_MISC },
 	{ "data_page_size", PK_SF_DATA_PAGE_SIZE }, { "code_page_size", PK_SF_CODE_PAGE_SIZE },
 	{ "iregs", PK_SF_IREGS }, { "uregs", PK_SF_UREGS }, { "srccode", PK_SF_SRCCODE },
+	{ "tod", PK_SF_TOD },
 };
 
 static const struct {
@@ -261,6 +262,10 @@ int pk_script_check_fields(struct pk_field_set set[PK_OT_MAX], struct pk_perfdat
 	*use_callchain = 0;
 	if (feat && pk_features_has(feat, PK_FEAT_STAT))
 		return 0;
+	for (int t = 0; t < PK_OT_MAX; t++)
+		if ((set[t].fields & PK_SF_TOD) && !pk_script_has_clock_data(feat))
+			return pk_diag_fail(d, -EINVAL, "cannot provide 'tod' time, the file has no clock data "
+					    "(record with -k/--clockid)");
 	for (int t = 0; t < PERF_TYPE_MAX && t < PK_OT_OTHER; t++) {
 		const struct pk_evsel *first = NULL;
 		int ret;

@@ -84,6 +84,12 @@ struct pk_script {
 	struct pk_diag err;          /* failure found inside a callback */
 };
 
+/* The file has perf's CLOCK_DATA (version 1): wall-clock times for -F tod. */
+static inline int pk_script_has_clock_data(const struct pk_features *f)
+{
+	return f && pk_features_has(f, PK_FEAT_CLOCK_DATA) && f->clock_data_version == 1;
+}
+
 /*
  * -F srccode (srccode.c): after a sample, the source line at @loc as
  * "|LINE     text", unless thread @t printed that line last or the source

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <linux/perf_event.h>
 #include <trace-seq.h>
 #include <perfkit/perfdata.h>
@@ -315,6 +316,36 @@ static void put_misc(struct pk_obuf *o, uint32_t type, uint16_t misc)
 	pk_obuf_pad(o, " ", 1, n < 5 ? (int)(6 - n) : 1);
 }
 
+/*
+ * perf's tod: @time moved onto the wall clock by the file's CLOCK_DATA
+ * reference pair, as local time "%Y-%m-%d %H:%M:%S" with six decimals
+ * (nine with --ns), then a blank.
+ */
+static void put_tod(struct pk_script *sc, uint64_t time)
+{
+	const struct pk_features *feat = pk_perfdata_features(sc->data);
+	uint64_t ns = feat->clock_wall_ns;
+	char date[64], tmp[96];
+	struct tm tm;
+	time_t sec;
+	int n;
+
+	if (time > feat->clock_clockid_ns)
+		ns += time - feat->clock_clockid_ns;
+	else
+		ns -= feat->clock_clockid_ns - time;
+	sec = (time_t)(ns / 1000000000u);
+	if (!localtime_r(&sec, &tm)) {
+		n = snprintf(tmp, sizeof(tmp), "failed");
+	} else {
+		strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", &tm);
+		n = sc->time_ns ? snprintf(tmp, sizeof(tmp), "%s.%09lu", date, (unsigned long)(ns % 1000000000u))
+				: snprintf(tmp, sizeof(tmp), "%s.%06lu", date, (unsigned long)(ns % 1000000000u / 1000u));
+	}
+	pk_obuf_write(sc->o, tmp, n > 0 && (size_t)n < sizeof(tmp) ? (size_t)n : 0);
+	pk_obuf_putc(sc->o, ' ');
+}
+
 void pk_script_put_start(struct pk_script *sc, uint32_t f, int comm_plain, const struct pk_thread *t,
 		      int32_t pid, int32_t tid, int32_t cpu, uint32_t type, uint16_t misc, uint64_t time)
 {
@@ -352,6 +383,8 @@ void pk_script_put_start(struct pk_script *sc, uint32_t f, int comm_plain, const
 	}
 	if (f & PK_SF_MISC)
 		put_misc(o, type, misc);
+	if (f & PK_SF_TOD)
+		put_tod(sc, time);
 	if (f & PK_SF_TIME)
 		put_time(sc, time);
 }

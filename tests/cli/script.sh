@@ -181,6 +181,17 @@ is "$?" 2 "-F +data_page_size without DATA_PAGE_SIZE in the samples: exit status
 grep -q "do not have DATA_PAGE_SIZE attribute set, cannot print 'data_page_size' field" "$TMP/kerr"
 ok $? "... and it says the samples lack it, as perf does"
 
+# tod: the sample's time on the wall clock through the file's CLOCK_DATA, in local time
+if record -k CLOCK_MONOTONIC -e cpu-clock -F 999 -o "$TMP/tod.data" -- "$W" --spin-ms 50; then
+	NEED=: TZ=Asia/Kolkata exact "$TMP/tod.data" "-F comm,tid,tod,time (TZ=Asia/Kolkata)" -F comm,tid,tod,time
+	NEED=: exact "$TMP/tod.data" "-F +tod --ns --show-task-events" -F +tod --ns --show-task-events
+else
+	skip "perf record -k CLOCK_MONOTONIC failed"
+fi
+"$PERFKIT" script -F comm,tod -i "$TMP/sw.data" >/dev/null 2>"$TMP/kerr"
+is "$?" 2 "-F tod without clock data: exit status 2"
+grep -q "cannot provide 'tod' time, the file has no clock data" "$TMP/kerr"; ok $? "... and it says why"
+
 # iregs and uregs: " ABI:2 " and "%5s:0x%x " per register of the attr's mask, named for the
 # recording's architecture (x86 here; arm64 in a shared simpleperf file)
 if record -e cpu-clock -F 999 --intr-regs=ax,bx,ip,sp --user-regs=ax,bp,sp,ip -o "$TMP/regs.data" -- "$W" --spin-ms 50; then
