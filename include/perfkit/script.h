@@ -51,6 +51,13 @@ enum pk_script_field {
 	PK_SF_UREGS = 1u << 24,              /* the user registers (PERF_SAMPLE_REGS_USER) */
 	PK_SF_SRCCODE = 1u << 25,            /* the source line at the sample's address */
 	PK_SF_TOD = 1u << 26,                /* the wall-clock time (the file's CLOCK_DATA) */
+	/*
+	 * The branch flags of samples a trace decoder synthesizes (Intel PT,
+	 * CoreSight), and their call depth: recorded samples have none, so
+	 * flags is blank ("  %-21s " of "") and callindent prints nothing
+	 */
+	PK_SF_FLAGS = 1u << 27,
+	PK_SF_CALLINDENT = 1u << 28,
 };
 
 struct pk_script_opts {

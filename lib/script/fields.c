@@ -25,7 +25,7 @@ static const struct {
 	{ "brstack", PK_SF_BRSTACK }, { "brstacksym", PK_SF_BRSTACKSYM }, { "misc", PK_SF_MISC },
 	{ "data_page_size", PK_SF_DATA_PAGE_SIZE }, { "code_page_size", PK_SF_CODE_PAGE_SIZE },
 	{ "iregs", PK_SF_IREGS }, { "uregs", PK_SF_UREGS }, { "srccode", PK_SF_SRCCODE },
-	{ "tod", PK_SF_TOD },
+	{ "tod", PK_SF_TOD }, { "flags", PK_SF_FLAGS }, { "callindent", PK_SF_CALLINDENT },
 };
 
 static const struct {

@@ -644,6 +644,8 @@ int pk_script_sample(void *ctx, const struct pk_rsample *rs)
 		pk_obuf_pad(o, name, strlen(name), sc->name_width);
 		pk_obuf_write(o, ": ", 2);
 	}
+	if (f & PK_SF_FLAGS)
+		pk_obuf_spaces(o, 2 + 21 + 1);  /* perf's "  %-21s " of a recorded sample's no flags */
 	if ((f & PK_SF_TRACE) && s->raw) {
 		struct tep_handle *tep = pk_script_tracing(sc, NULL, 0);
 

@@ -94,6 +94,9 @@ if record -e cpu-clock -F 4999 -g --sample-cpu -o "$TMP/fp.data" -- "$W" --spin-
 	# for a thread; nothing where the source cannot be read (libc, the kernel)
 	NEED='^|' exact "$TMP/fp.data" "-F comm,tid,ip,sym,srccode: the source lines, as perf" -F comm,tid,ip,sym,srccode
 	NEED='^|' exact "$TMP/fp.data" "-F +srccode -G" -F +srccode -G
+	# flags and callindent: a trace decoder's; recorded samples have none (blank, nothing)
+	exact "$TMP/fp.data" "-F comm,period,event,flags,ip,sym -G" -F comm,period,event,flags,ip,sym -G
+	exact "$TMP/fp.data" "-F comm,callindent,flags,ip,sym" -F comm,callindent,flags,ip,sym
 	NEED=/pk-workload.c: exact "$TMP/fp.data" "-F srcline --full-source-path: the whole path" \
 		-F comm,tid,ip,sym,srcline --full-source-path --dsos pk-workload --max-stack 2
 	NEED="\[kernel.kallsyms\]\[" exact "$TMP/fp.data" "-F +srcline -G: kernel samples, [kernel.kallsyms][addr]" -F +srcline -G --dsos '[kernel.kallsyms]'
