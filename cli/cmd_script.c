@@ -29,7 +29,7 @@ static void script_usage(FILE *f)
 		"  -i, --input FILE        perf.data to read ('-' = standard input; default perf.data)\n"
 		"  -F, --fields LIST       comm,tid,pid,time,cpu,event,trace,ip,sym,symoff,dso,addr,\n"
 		"                          period,data_src,weight,ins_lat,phys_addr,srcline,brstack,\n"
-		"                          brstacksym,misc,data_page_size,code_page_size,iregs,uregs,\n"
+		"                          brstacksym,brstackoff,misc,data_page_size,code_page_size,iregs,uregs,\n"
 		"                          srccode,tod,flags,callindent;\n"
 		"                          TYPE:LIST, +field, -field\n"
 		"      --header            print the file's header information first\n"

@@ -58,6 +58,7 @@ enum pk_script_field {
 	 */
 	PK_SF_FLAGS = 1u << 27,
 	PK_SF_CALLINDENT = 1u << 28,
+	PK_SF_BRSTACKOFF = 1u << 29,         /* brstack with addresses in their DSOs */
 };
 
 struct pk_script_opts {

@@ -26,6 +26,7 @@ static const struct {
 	{ "data_page_size", PK_SF_DATA_PAGE_SIZE }, { "code_page_size", PK_SF_CODE_PAGE_SIZE },
 	{ "iregs", PK_SF_IREGS }, { "uregs", PK_SF_UREGS }, { "srccode", PK_SF_SRCCODE },
 	{ "tod", PK_SF_TOD }, { "flags", PK_SF_FLAGS }, { "callindent", PK_SF_CALLINDENT },
+	{ "brstackoff", PK_SF_BRSTACKOFF },
 };
 
 static const struct {
@@ -222,9 +223,11 @@ static int check_attr(struct pk_field_set *s, const struct pk_evsel *ev, int all
 		ret = check_stype(s, ev, PERF_SAMPLE_REGS_INTR, "IREGS", PK_SF_IREGS, "iregs", allow, d);
 	if (!ret && F(PK_SF_UREGS))
 		ret = check_stype(s, ev, PERF_SAMPLE_REGS_USER, "UREGS", PK_SF_UREGS, "uregs", allow, d);
-	if (!ret && F(PK_SF_BRSTACK | PK_SF_BRSTACKSYM))
-		ret = check_stype(s, ev, PERF_SAMPLE_BRANCH_STACK, "BRANCH_STACK", PK_SF_BRSTACK | PK_SF_BRSTACKSYM,
-				  F(PK_SF_BRSTACK) ? "brstack" : "brstacksym", allow, d);
+	if (!ret && F(PK_SF_BRSTACK | PK_SF_BRSTACKSYM | PK_SF_BRSTACKOFF))
+		ret = check_stype(s, ev, PERF_SAMPLE_BRANCH_STACK, "BRANCH_STACK",
+				  PK_SF_BRSTACK | PK_SF_BRSTACKSYM | PK_SF_BRSTACKOFF,
+				  F(PK_SF_BRSTACK) ? "brstack" : F(PK_SF_BRSTACKSYM) ? "brstacksym" : "brstackoff",
+				  allow, d);
 	if (ret)
 		return ret;
 	if (F(PK_SF_SYM) && !(st & (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR)))

@@ -531,16 +531,28 @@ static void branch_resolve(struct pk_script *sc, const struct pk_rsample *rs, ui
 }
 
 /* One end of a branch: "0x<addr>" (brstack) or "sym+0xoff" (brstacksym), then "(dso)" with -F dso. */
+/*
+ * brstackoff's address: where @addr falls in its map, as perf's map__map_ip()
+ * gives it: from the start of a kernel map (perf takes no pgoff for those),
+ * the DSO offset in a user one; @addr itself without a map.
+ */
+static uint64_t branch_offset(const struct pk_location *loc, uint64_t addr)
+{
+	if (!loc->map)
+		return addr;
+	return loc->dso && loc->dso->kernel ? addr - loc->map->start : loc->addr;
+}
+
 static void put_branch_end(struct pk_script *sc, uint32_t f, const struct pk_rsample *rs, uint64_t addr)
 {
 	struct pk_obuf *o = sc->o;
 	struct pk_location loc = { 0 };
 
-	if (f & (PK_SF_DSO | PK_SF_BRSTACKSYM))
+	if (f & (PK_SF_DSO | PK_SF_BRSTACKSYM | PK_SF_BRSTACKOFF))
 		branch_resolve(sc, rs, addr, &loc);
-	if (f & PK_SF_BRSTACK) {
+	if (f & (PK_SF_BRSTACK | PK_SF_BRSTACKOFF)) {
 		pk_obuf_write(o, "0x", 2);
-		pk_obuf_hex(o, addr, 0);
+		pk_obuf_hex(o, (f & PK_SF_BRSTACK) ? addr : branch_offset(&loc, addr), 0);
 	} else if (loc.sym) {
 		pk_obuf_puts(o, loc.sym->name);
 		pk_obuf_write(o, "+0x", 3);
@@ -572,7 +584,7 @@ static void put_brstack(struct pk_script *sc, uint32_t f, const struct pk_rsampl
 		char flags[4];
 
 		memcpy(&be, &s->branch[i], sizeof(be));
-		if (f & PK_SF_BRSTACK)
+		if (f & (PK_SF_BRSTACK | PK_SF_BRSTACKOFF))
 			pk_obuf_putc(o, ' ');
 		put_branch_end(sc, f, rs, be.from);
 		pk_obuf_putc(o, '/');
@@ -715,7 +727,12 @@ int pk_script_sample(void *ctx, const struct pk_rsample *rs)
 		put_regs(sc, s->regs_intr_abi, s->regs_intr, attr->sample_regs_intr);
 	if ((f & PK_SF_UREGS) && (s->present & PERF_SAMPLE_REGS_USER))
 		put_regs(sc, s->regs_user_abi, s->regs_user, attr->sample_regs_user);
-	if (f & (PK_SF_BRSTACK | PK_SF_BRSTACKSYM))
+	/* perf prints one of them: brstack first, then brstacksym, then brstackoff */
+	if (f & PK_SF_BRSTACK)
+		put_brstack(sc, f & ~(PK_SF_BRSTACKSYM | PK_SF_BRSTACKOFF), rs);
+	else if (f & PK_SF_BRSTACKSYM)
+		put_brstack(sc, f & ~PK_SF_BRSTACKOFF, rs);
+	else if (f & PK_SF_BRSTACKOFF)
 		put_brstack(sc, f, rs);
 	if (f & PK_SF_PHYS_ADDR)
 		pk_obuf_hex(o, s->phys_addr, 16);

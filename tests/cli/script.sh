@@ -127,13 +127,18 @@ else
 	skip "perf record -g failed here"
 fi
 
-# ---- -F brstack / brstacksym: the branch stack after the ip, as perf prints it ----
+# ---- -F brstack / brstacksym / brstackoff: the branch stack after the ip, as perf prints it ----
 Q=$SHARED/data/perf.data/quipper
 for b in branch-4.14 callgraph_and_branch-3.8 branch_stack_spec branch_stack_hw_index; do
 	[ -r "$Q/perf.data.$b" ] || continue
 	NEED=/P/ exact "$Q/perf.data.$b" "$b: -F ip,brstack" -F ip,brstack
 	NEED=/P/ exact "$Q/perf.data.$b" "$b: -F ip,brstacksym" -F ip,brstacksym
+	# brstackoff: each end in its map (a kernel map's from its start: perf takes no pgoff there)
+	NEED=/P/ exact "$Q/perf.data.$b" "$b: -F ip,dso,brstackoff" -F ip,dso,brstackoff
 done
+[ -r "$Q/perf.data.branch-4.14" ] &&
+	NEED=/P/ exact "$Q/perf.data.branch-4.14" "branch-4.14: -F ip,brstack,brstackoff: brstack wins, as in perf" \
+		-F ip,brstack,brstackoff
 # with the DSO of each end; branch_stack_hw_index also has a dummy event, which perf does not check
 [ -r "$Q/perf.data.branch-4.14" ] &&
 	NEED='(\[kernel' exact "$Q/perf.data.branch-4.14" "branch-4.14: -F comm,tid,time,period,event,ip,sym,dso,brstack" \
