@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define NOWHERE "/nonexistent/perfkit-fuzz"
 
 static const char *const sorts[8] = {
-	NULL, "sym", "dso,sym", "comm,pid,cpu,cgroup,cgroup_id", "srcline,sym", "time,dso_size", "parent,sym",
+	NULL, "sym", "dso,sym", "comm,pid,cpu,cgroup,cgroup_id", "srcline,sym", "time,dso_size,trace", "parent,sym",
 	"symoff,srcfile,dso_from,symbol_to,cycles",
 };
 static const enum pk_callgraph_mode modes[4] = { PK_CG_DEFAULT, PK_CG_FLAT, PK_CG_FOLDED, PK_CG_FRACTAL };

@@ -331,10 +331,10 @@ static void print_key(struct pk_report *r, int k, const struct rp_entry *e, cons
 	rp_key_text(r, r->keys[k], e, buf, sizeof(buf));
 	/* perf pads a column to its width only when it is not the last one, and
 	 * the own formats of sym, symoff, srcline, srcfile, time, the cgroup
-	 * keys and the branch symbols do not pad */
+	 * keys, the branch symbols and trace do not pad */
 	if (last && (id == RP_K_SYM || id == RP_K_SYMOFF || id == RP_K_SRCLINE || id == RP_K_SRCFILE ||
 		     id == RP_K_TIME || id == RP_K_CGROUP || id == RP_K_CGROUP_ID || id == RP_K_SYM_FROM ||
-		     id == RP_K_SYM_TO))
+		     id == RP_K_SYM_TO || id == RP_K_TRACE))
 		snprintf(cell, sizeof(cell), "%s", buf);
 	else if (rp_key_right_align(r->keys[k]))
 		snprintf(cell, sizeof(cell), "%*s", (int)width[k], buf);

@@ -122,6 +122,7 @@ void pk_report_free(struct pk_report *r)
 	if (r->parent_re_ok)
 		regfree(&r->parent_re);
 	rp_strtab_release(&r->strs);
+	rp_trace_release(r);
 	free(r->ent);
 	free(r->ent_slots);
 	free(r->nodes);
@@ -192,6 +193,8 @@ int pk_report_setup(struct pk_report *r, struct pk_session *ss)
 			cc = 1;
 	}
 	r->syms = pk_session_symbols(ss);
+	r->tracing_data = pk_perfdata_features(p)->tracing_data;
+	r->tracing_data_size = pk_perfdata_features(p)->tracing_data_size;
 	r->socket_id = pk_perfdata_features(p)->cpu_topo.socket_id;
 	r->nr_socket_ids = r->socket_id ? pk_perfdata_features(p)->cpu_topo.nr_cpus : 0;
 	r->pipe = pk_perfdata_is_pipe(p);

@@ -101,9 +101,18 @@ enum rp_key_id {
 	RP_K_PARENT, RP_K_TIME, RP_K_SRCFILE, RP_K_DSO_SIZE, RP_K_CGROUP, RP_K_CGROUP_ID,
 	RP_K_WEIGHT, RP_K_LOCAL_WEIGHT, RP_K_INS_LAT, RP_K_LOCAL_INS_LAT,
 	RP_K_DSO_FROM, RP_K_DSO_TO, RP_K_SYM_FROM, RP_K_SYM_TO, RP_K_CYCLES,    /* branch mode */
-	RP_K_SYM_SIZE, RP_K_IPC, RP_K_SOCKET, RP_K_CODE_PAGE_SIZE,
+	RP_K_SYM_SIZE, RP_K_IPC, RP_K_SOCKET, RP_K_CODE_PAGE_SIZE, RP_K_TRACE,
 	RP_K_MEM, RP_K_SNOOP, RP_K_TLB, RP_K_LOCK,  /* mem_id[] in this order: keep them last */
 };
+
+/*
+ * The trace key (trace_key.c): the string-table id of the sample's
+ * tracepoint payload as text ("N/A" for other events); UINT32_MAX when out
+ * of memory. rp_trace_release() frees the formatter.
+ */
+struct pk_rsample;
+uint32_t rp_trace_text_id(struct pk_report *r, const struct pk_rsample *rs);
+void rp_trace_release(struct pk_report *r);
 
 struct rp_keydef {
 	const char *name;           /* as given to --sort */
@@ -264,6 +273,9 @@ struct pk_report {
 	regex_t parent_re;
 	int parent_re_ok;
 	struct pk_symbols *syms;    /* for srcline (from pk_report_setup) */
+	const void *tracing_data;   /* the file's TRACING_DATA, for the trace key (pk_report_setup) */
+	uint64_t tracing_data_size;
+	struct rp_trace *trace;     /* the trace key's formatter (trace_key.c), made on first use */
 
 	struct rp_strtab strs;
 

@@ -46,6 +46,7 @@ static const struct rp_keydef keydefs[] = {
 	{ "symbol_size", "Symbol size", RP_K_SYM_SIZE },
 	{ "socket", "Socket", RP_K_SOCKET },
 	{ "code_page_size", "Code Page Size", RP_K_CODE_PAGE_SIZE },
+	{ "trace", "Trace output", RP_K_TRACE },
 	{ "mem", "Memory access", RP_K_MEM },
 	{ "snoop", "Snoop", RP_K_SNOOP },
 	{ "tlb", "Data TLB access", RP_K_TLB },
@@ -228,6 +229,12 @@ int rp_key_compute(struct pk_report *r, const struct rp_keydef *k, const struct 
 		break;
 	case RP_K_CGROUP:
 		out[0] = (c->rs->s->present & PERF_SAMPLE_CGROUP) ? c->rs->s->cgroup : 0;
+		break;
+	case RP_K_TRACE:
+		id = rp_trace_text_id(r, c->rs);
+		if (id == UINT32_MAX)
+			return -ENOMEM;
+		out[0] = id;
 		break;
 	case RP_K_DSO_FROM:
 	case RP_K_DSO_TO:
@@ -448,6 +455,9 @@ size_t rp_key_text(const struct pk_report *r, const struct rp_keydef *k, const s
 	case RP_K_IPC:          /* ipc_null's "%-5s %2s" of "-" and "-"; ipc_lbr's "-" (no cycle counts kept) */
 		n = snprintf(buf, sz, r->branch_mode ? "-" : "-      -");
 		break;
+	case RP_K_TRACE:
+		n = snprintf(buf, sz, "%s", r->strs.str[key_words(r, k, e)[0]]);
+		break;
 	case RP_K_CGROUP:
 		w = key_words(r, k, e);
 		str = pk_symbols_cgroup_path(r->syms, w[0]);
@@ -564,6 +574,11 @@ int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struc
 		if (!d && ra)
 			d = (int64_t)(wa[1] - wb[1]);
 		return (d > 0) - (d < 0);
+	}
+	case RP_K_TRACE: {      /* the texts in strcmp order */
+		uint64_t ta = key_words(r, k, a)[0], tb = key_words(r, k, b)[0];
+
+		return ta == tb ? 0 : strcmp(r->strs.str[ta], r->strs.str[tb]);
 	}
 	case RP_K_CYCLES:       /* most cycles first */
 		return (a->cycles < b->cycles) - (a->cycles > b->cycles);

@@ -114,20 +114,6 @@ void pk_script_put_start(struct pk_script *sc, uint32_t f, int comm_plain, const
  */
 struct tep_handle *pk_script_tracing(struct pk_script *sc, const void *blob, size_t len);
 
-/* ---- tracing data (tracing.c) ---- */
-
-/* Build a tep handle from a TRACING_DATA blob. NULL (and a pk_log warning) if it cannot be parsed. */
-struct tep_handle *pk_tracing_parse(const void *blob, size_t len);
-void pk_tracing_free(struct tep_handle *tep);
-/*
- * Append the TEP_PRINT_INFO text of the tracepoint sample to @o (nothing if
- * the event is unknown). @scratch: PK_TRACE_SCRATCH zeroed bytes. 0, or
- * -ENOMEM when libtraceevent ran out of memory in @seq (the text is then
- * short or missing; @seq stays failed).
- */
-#define PK_TRACE_SCRATCH (256u << 10)
-struct trace_seq;
-int pk_tracing_print(struct tep_handle *tep, struct trace_seq *seq, uint8_t *scratch,
-		     uint64_t id, int cpu, const void *raw, uint32_t raw_size, struct pk_obuf *o);
+#include "script/tracing.h"
 
 #endif

@@ -235,6 +235,15 @@ if [ -z "${PK_THREAD_TESTS:-}" ]; then
 		# shellcheck disable=SC2086 # options of their own
 		compare_text "g.data: --sort $k" "$TMP/g.data" --no-children -g none --sort $k
 	done
+	# --sort trace: the tracepoint payload as perf script prints it, "N/A" for other events (with
+	# another key first, perf sizes the column by the payloads its tree compared and cuts the rest)
+	if [ -s "$TMP/tp.data" ]; then
+		for k in "trace" "trace,comm -n" "trace,pid -t ," "trace -q --no-children"; do
+			# shellcheck disable=SC2086
+			compare_text "tp.data: --sort $k" "$TMP/tp.data" --sort $k
+		done
+	fi
+	compare_text "g.data: --sort trace: N/A" "$TMP/g.data" --sort trace -g none
 	# --sort socket: the sample's cpu's socket in the file's CPU_TOPOLOGY, "-001" without one
 	compare_text "n.data: --sort cpu,socket" "$TMP/n.data" --no-children --sort cpu,socket
 	for f in quipper/perf.data.busy.1-3.8 quipper/perf.data.armv7-3.4 simpleperf/generated_by_linux_perf.data; do
