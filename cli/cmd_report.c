@@ -63,6 +63,7 @@ static const char usage_text[] =
 	"      --full-source-path srcline and srcfile with the source file's whole path\n"
 	"      --ignore-callees RE  the call-chain frame of a function matching RE takes the\n"
 	"                         sample, and its callees go\n"
+	"      --symbol-filter T  only rows whose symbol's name contains T\n"
 	"  -U, --hide-unresolved  leave out samples without a symbol (and Children past such a frame)\n"
 	"      --percentage M     absolute (default): percentages of every sample, filtered or\n"
 	"                         not (outside --time and --cpu aside); relative: of those kept\n"
@@ -108,6 +109,7 @@ struct report_cli {
 	uint32_t cg_print_limit;
 	int cg_by_address;              /* -g address */
 	const char *cg_unsupported;     /* a -g sort key perfkit does not have */
+	const char *symbol_filter;      /* --symbol-filter TEXT */
 	const char *parent;
 	struct pk_session_filter filter;
 	struct pk_symbols_opts symbols; /* --symfs, --kallsyms, --no-demangle */
@@ -287,6 +289,8 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 					  o->cg_unsupported);
 				return -EINVAL;
 			}
+		} else if ((v = argval(argc, argv, &i, "--symbol-filter"))) {
+			o->symbol_filter = v;
 		} else if ((v = argval(argc, argv, &i, "--percent-limit"))) {
 			o->percent_limit = strtod(v, NULL);
 			o->cg_threshold = o->percent_limit;   /* perf sets both */
@@ -454,7 +458,7 @@ static struct pk_report_opts report_opts(const struct report_cli *o)
 		.cg_mode = o->cg_mode, .cg_order = o->cg_order, .cg_order_set = o->cg_order_set,
 		.cg_threshold = o->cg_threshold, .percent_limit = o->percent_limit,
 		.cg_value = o->cg_value, .cg_print_limit = o->cg_print_limit,
-		.cg_by_address = o->cg_by_address,
+		.cg_by_address = o->cg_by_address, .symbol_filter = o->symbol_filter,
 		.show_nr_samples = o->nr, .show_total_period = o->total_period,
 		.show_cpu_utilization = o->cpu_utilization,
 		.header = o->header, .parent_regex = o->parent,

@@ -1,7 +1,8 @@
 /*
  * libFuzzer target for the report: the input's first byte picks report
- * options (sort keys, -F columns, children, call-graph mode, value, limit and key, -t, the
- * Samples, Period, sys and usr columns), the rest is a perf.data file (a
+ * options (sort keys, -F columns, children, call-graph mode, value, limit
+ * and key, a symbol filter, -t, the Samples, Period, sys and usr columns),
+ * the rest is a perf.data file (a
  * memfd opened by its /proc path) that goes through the session into the
  * histogram, which is then printed to /dev/null as
  * perfkit report --stdio prints it, and the threads as --mmaps prints
@@ -60,6 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ro.cg_value = (enum pk_callgraph_value)(pick % 3);        /* percent, period, count */
 	ro.cg_print_limit = (pick & 2) ? 2 : 0;
 	ro.cg_by_address = (pick >> 2) & 1;
+	ro.symbol_filter = (pick & 32) ? "a" : NULL;
 	ro.fields = (pick & 64) ? "sym,overhead,sample,overhead_children" : NULL;
 	ro.field_sep = (pick & 128) ? "," : NULL;
 	ro.show_nr_samples = ro.show_total_period = ro.show_cpu_utilization = pick & 1;

@@ -86,6 +86,8 @@ struct pk_report_opts {
 	                                children of a node (graph); 0: no limit */
 	int cg_by_address;           /* -g address: a call-graph node per address (else per function),
 	                                printed with its source line, or +offset without one */
+	const char *symbol_filter;   /* --symbol-filter: only rows whose symbol's name holds this text
+	                                (the totals stay those of every row, as the other filters') */
 };
 
 struct pk_report;

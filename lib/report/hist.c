@@ -290,7 +290,7 @@ uint32_t rp_entry_get(struct pk_report *r, const struct rp_keyctx *c)
 		memcpy(e->key, key, sizeof(key));
 		e->hash = h;
 		e->evsel = (uint32_t)key[0];
-		e->filtered = c->rs->filtered;  /* perf: its first sample's, whatever later ones say */
+		e->filtered = c->rs->filtered ? RP_FILTERED_SAMPLE : 0;  /* perf: its first sample's, whatever later ones say */
 		if (rp_entry_display(r, e, c))
 			return UINT32_MAX;
 	}

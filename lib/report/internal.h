@@ -170,8 +170,10 @@ struct rp_entry {
 	uint64_t symoff;
 	uint32_t chain_first, chain_n; /* pairs of this entry, filled at print time */
 	uint32_t max_depth;         /* longest chain appended (perf's tie order in children mode) */
-	uint8_t filtered;           /* made by a sample the filters dropped: hidden, its periods
-	                               counted in the totals (perf's filtered hist entries) */
+	uint8_t filtered;           /* hidden, its periods counted in the totals (perf's filtered
+	                               hist entries): RP_FILTERED_SAMPLE, made by a sample the
+	                               session's filters dropped; RP_FILTERED_SYMBOL, its symbol
+	                               does not match --symbol-filter */
 	/* branch mode: the source's DSO and symbol, the addresses printed for unresolved ones */
 	const struct pk_sym *sym_from;
 	uint64_t ip_from, ip_to;
@@ -179,6 +181,8 @@ struct rp_entry {
 	uint16_t cycles;
 	char level_from, level_to;
 };
+
+enum { RP_FILTERED_SAMPLE = 1, RP_FILTERED_SYMBOL = 2 };
 
 struct rp_pair {                /* period that reached (entry, call-path node), and samples */
 	uint32_t entry, node;
@@ -465,6 +469,9 @@ struct rp_totals {
 	                               percentages), else those of the entries shown */
 	uint64_t graph_period;      /* the call graphs' base: every sample added (perf's
 	                               stats.total_period, whatever --percentage says) */
+	uint64_t min_period;        /* the call-graph threshold's base: period, but in relative
+	                               mode with the rows --symbol-filter hides (perf sets the
+	                               threshold before it filters by symbol) */
 };
 /* Fill @t for event @idx. Returns whether perf prints its block: it had samples, kept or filtered so. */
 int rp_event_totals(const struct pk_report *r, size_t idx, struct rp_totals *t);

@@ -57,16 +57,19 @@ int rp_event_totals(const struct pk_report *r, size_t idx, struct rp_totals *t)
 	const struct rp_hists *h = idx < r->nr_hists && r->hists[idx].used ? &r->hists[idx] : NULL;
 
 	t->nr = h ? h->nr_samples : 0;
-	t->period = t->graph_period = h ? h->total_period : 0;
+	t->period = t->graph_period = t->min_period = h ? h->total_period : 0;
 	if (!r->o.add_filtered) {       /* perf's non-filtered totals: what the entries it shows hold */
-		t->nr = t->period = 0;
+		t->nr = t->period = t->min_period = 0;
 		for (size_t i = 0; i < r->nr_ent; i++) {
 			const struct rp_entry *e = &r->ent[i];
 
-			if (e->evsel == idx && !e->filtered) {
+			/* perf's sample count leaves out the session's filters only */
+			if (e->evsel == idx && !(e->filtered & RP_FILTERED_SAMPLE)) {
 				t->nr += e->nr_self;
-				t->period += e->self;
+				t->min_period += e->self;
 			}
+			if (e->evsel == idx && !e->filtered)
+				t->period += e->self;
 		}
 	}
 	return h && h->nr_samples;
@@ -100,7 +103,8 @@ static int rp_print_event(struct pk_report *r, struct pk_session *ss, size_t idx
 		if (e->filtered || (r->children ? acc : self) < r->o.percent_limit)
 			continue;
 		rp_print_row(r, &e, 1, &total, e, width, out);
-		if (r->use_callchain && pair_order && rp_callgraph_print(r, e, pair_order, t.graph_period, total, out)) {
+		if (r->use_callchain && pair_order &&
+		    rp_callgraph_print(r, e, pair_order, t.graph_period, t.min_period, out)) {
 			free(order);
 			return -ENOMEM;
 		}
@@ -130,6 +134,10 @@ int pk_report_print(struct pk_report *r, struct pk_session *ss, FILE *out)
 		      out);
 	if (!r->nr_ent)         /* perf: "The FILE data has no samples!", nothing more */
 		return -ENODATA;
+	/* perf's hists__filter_by_symbol(): a row without a symbol, or of another name, is hidden */
+	for (size_t i = 0; r->o.symbol_filter && i < r->nr_ent; i++)
+		if (!r->ent[i].sym || !strstr(r->ent[i].sym->name, r->o.symbol_filter))
+			r->ent[i].filtered |= RP_FILTERED_SYMBOL;
 	{
 		const struct pk_session_filter *f = ss ? pk_session_filter(ss) : NULL;
 

@@ -469,6 +469,15 @@ if [ -s "$TMP/mix.data" ]; then
 		# shellcheck disable=SC2086
 		compare_text "report $args: perf's whole text, every row in perf's order" "$f" $args
 	done
+	# --symbol-filter: rows whose symbol holds the text; in relative mode the count of samples
+	# stays the session filters', the period is the rows', and the call graphs' threshold is set
+	# before the symbol filter
+	for args in "--no-children --symbol-filter clock" "--symbol-filter=write --percentage relative -g none" \
+		    "--no-children --comm dd --symbol-filter copy --percentage relative" "--symbol-filter _ -g caller" \
+		    "--symbol-filter read --percentage relative"; do
+		# shellcheck disable=SC2086
+		compare_text "report $args" "$f" $args
+	done
 	# -t and -q on a filtered report: the hidden column's name stays under -q
 	compare_text "-t , --comm dd: separated columns without Command" "$f" -t , --comm dd
 	compare_text "-q --comm dd: only '# comm: dd' and the entries" "$f" -q --comm dd
