@@ -102,7 +102,7 @@ struct pk_symbols_opts {
 	const char *kallsyms;        /* default /proc/kallsyms */
 	const char *symfs;           /* prefix for every binary path looked up, default none */
 	const char *tmp_dir;         /* where perf-<pid>.map files live, default /tmp */
-	const char *home;            /* for ~/.debug, default $HOME */
+	const char *home;            /* for ~/.debug, default $HOME; with symfs, symfs (as perf) */
 	int no_demangle;
 	int want_srcline;            /* open DWARF line tables (srcline, --inline) */
 	/*

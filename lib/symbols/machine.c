@@ -725,7 +725,8 @@ PK_API struct pk_symbols *pk_symbols_new(const struct pk_symbols_opts *opts)
 	s->kallsyms_path = dup_or(s->opts.kallsyms, "/proc/kallsyms");
 	s->symfs = dup_or(s->opts.symfs, "");
 	s->tmp_dir = dup_or(s->opts.tmp_dir, "/tmp");
-	s->home = dup_or(s->opts.home, getenv("HOME"));
+	/* perf's build-id cache is SYMFS/.debug under --symfs (its symbol__config_symfs) */
+	s->home = dup_or(s->symfs && s->symfs[0] ? s->symfs : s->opts.home, getenv("HOME"));
 	s->osrelease = s->opts.osrelease ? strdup(s->opts.osrelease) : NULL;
 	s->kallsyms_ok = -1;
 	s->kmaps = sym_maps_new(s);

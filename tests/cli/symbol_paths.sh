@@ -59,6 +59,21 @@ same "report --symfs=DIR/ -g caller --no-children" report --stdio "--symfs=$SYMF
 same "script --symfs DIR" script --symfs "$SYMFS"
 grep -q 'ns::spin+0x' "$TMP/pk.out"; ok $? "script --symfs DIR: frames in ns::spin"
 
+# the build-id cache is SYMFS/.debug under --symfs, as in perf: a copy of the program in
+# $HOME/.debug is not used (the ld.so rows of CI's recordings resolved from it before)
+bid=$(readelf -n "$SYMFS$TMP/bin/prog" 2>/dev/null | awk '/Build ID/ { print $3 }')
+if [ -n "$bid" ]; then
+	mkdir -p "$TMP/home/.debug/.build-id/${bid:0:2}/${bid:2}" "$TMP/empty"
+	cp "$SYMFS$TMP/bin/prog" "$TMP/home/.debug/.build-id/${bid:0:2}/${bid:2}/elf"
+	HOME=$TMP/home same "script --symfs EMPTY with the program in \$HOME/.debug: not resolved" \
+		script --symfs "$TMP/empty"
+	! grep -q 'ns::spin' "$TMP/pk.out"; ok $? "... no ns::spin frame, as perf"
+	HOME=$TMP/home same "the same without --symfs: resolved from \$HOME/.debug" script
+	grep -q 'ns::spin' "$TMP/pk.out"; ok $? "... ns::spin frames, as perf"
+else
+	skip "no build-id in the test program"
+fi
+
 # ---- --no-demangle -------------------------------------------------------------
 same "report --no-demangle: the C++ name as in the binary" report --stdio --symfs "$SYMFS" --no-demangle
 grep -q '\[\.\] _ZN2ns4spinEl' "$TMP/pk.out"; ok $? "report --no-demangle: _ZN2ns4spinEl"
