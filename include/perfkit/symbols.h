@@ -194,6 +194,9 @@ PK_API int pk_symbols_resolve(struct pk_symbols *s, const struct pk_thread *t, u
 PK_API int pk_symbols_srcline(struct pk_symbols *s, const struct pk_location *loc,
 			      struct pk_srcline *out, int max);
 
+/* A source file as perf prints it: its base name, or @file whole with @full_path (--full-source-path). */
+PK_API const char *pk_srcline_shown_file(const char *file, int full_path);
+
 /*
  * Apply side-band record @h (native order; MMAP, MMAP2, COMM, FORK, EXIT,
  * KSYMBOL, HEADER_BUILD_ID; others are ignored) whose sample_id trailer is

@@ -319,13 +319,11 @@ static const char *pt_name(const struct pt *t, uint32_t pn)
 	}
 	if (!t->r->o.cg_by_address)
 		return tn->sym->name;
-	if (rp_node_srcline(t->r, tn, &sl)) {
-		const char *base = t->r->o.full_source_path ? NULL : strrchr(sl.file, '/');
-
-		snprintf(buf, sz, "%s %s:%" PRIu32, tn->sym->name, base ? base + 1 : sl.file, sl.line);
-	} else {
+	if (rp_node_srcline(t->r, tn, &sl))
+		snprintf(buf, sz, "%s %s:%" PRIu32, tn->sym->name,
+			 pk_srcline_shown_file(sl.file, t->r->o.full_source_path), sl.line);
+	else
 		snprintf(buf, sz, "%s +%" PRIu64, tn->sym->name, tn->addr - tn->sym->start);
-	}
 	return buf;
 }
 
@@ -489,7 +487,7 @@ static int pt_graph(const struct pt *t, uint32_t parent, uint64_t total, int dep
 	uint32_t *kids = pt_children(t, parent, &n);
 	uint64_t remaining = total, new_mask = mask, counted = 0;
 	int printed = 0;
-	
+
 	if (!kids)
 		return -ENOMEM;
 	for (size_t i = 0; i < n && !pt_limit_reached(t, i); i++) {
@@ -521,7 +519,7 @@ static int pt_graph(const struct pt *t, uint32_t parent, uint64_t total, int dep
 	 * when some are left (perf's unsigned count, 0 or wrapped)
 	 */
 	if (t->mode == PK_CG_FRACTAL && remaining && remaining != total &&
-	    !(t->value == PK_CG_COUNT && n && (unsigned)(t->n[parent].ccnt - counted) == 0)) {
+	    !(t->value == PK_CG_COUNT && (unsigned)(t->n[parent].ccnt - counted) == 0)) {
 		new_mask &= ~(1ULL << ((depth - 1) & 63));
 		pt_chain_line(t, remaining, t->n[parent].ccnt - counted, "[...]", "", depth, new_mask, 1,
 			      total, left);
@@ -539,7 +537,7 @@ static int pt_print_graph(struct pt *t, uint64_t parent_samples, int skip_first)
 	uint32_t root = 0;
 	int left = 0, printed = 0, any = 0, err;
 	uint64_t total = t->total;
-	
+
 	if (!kids)
 		return -ENOMEM;
 	if (n == 1 && pt_cumul(t, kids[0]) == parent_samples) {
@@ -608,7 +606,6 @@ static int pt_collect_hits(const struct pt *t, uint32_t pn, uint64_t min_hit, ui
 
 static void pt_path(const struct pt *t, uint32_t pn, uint32_t *parent_of, int folded, int *first)
 {
-	
 	if (!pn)
 		return;
 	pt_path(t, parent_of[pn], parent_of, folded, first);

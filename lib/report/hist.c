@@ -193,10 +193,7 @@ int pk_report_setup(struct pk_report *r, struct pk_session *ss)
 			cc = 1;
 	}
 	r->syms = pk_session_symbols(ss);
-	r->tracing_data = pk_perfdata_features(p)->tracing_data;
-	r->tracing_data_size = pk_perfdata_features(p)->tracing_data_size;
-	r->socket_id = pk_perfdata_features(p)->cpu_topo.socket_id;
-	r->nr_socket_ids = r->socket_id ? pk_perfdata_features(p)->cpu_topo.nr_cpus : 0;
+	r->feat = pk_perfdata_features(p);
 	r->pipe = pk_perfdata_is_pipe(p);
 	/* perf report switches to branch mode when the file has the BRANCH_STACK feature */
 	if (pk_features_has(pk_perfdata_features(p), PK_FEAT_BRANCH_STACK) && r->syms && !r->branch_mode) {

@@ -264,8 +264,6 @@ struct pk_report {
 	int has_sym_key, has_parent_key, has_srcline_key, sort_starts_sym;
 	int placeholder_comms;      /* rows keyed by a ":TID" comm exist (rp_first_comms() to do) */
 	int cpu_columns;            /* sys or usr columns: Self split by cpumode (no stack memo) */
-	const uint32_t *socket_id;  /* the file's CPU_TOPOLOGY socket of each cpu (socket key) */
-	uint32_t nr_socket_ids;
 	int decided;                /* children / call-graph defaults fixed */
 	int add_err;                /* the first failed pk_report_add: every later one gets it too */
 	int pipe;                   /* pipe-mode input: perf decides before seeing any attr */
@@ -277,8 +275,11 @@ struct pk_report {
 	regex_t parent_re;
 	int parent_re_ok;
 	struct pk_symbols *syms;    /* for srcline (from pk_report_setup) */
-	const void *tracing_data;   /* the file's TRACING_DATA, for the trace key (pk_report_setup) */
-	uint64_t tracing_data_size;
+	/*
+	 * The file's features (pk_report_setup), read when a key needs them:
+	 * in pipe mode CPU_TOPOLOGY and TRACING_DATA come as records, after setup
+	 */
+	const struct pk_features *feat;
 	struct rp_trace *trace;     /* the trace key's formatter (trace_key.c), made on first use */
 
 	struct rp_strtab strs;

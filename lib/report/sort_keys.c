@@ -105,10 +105,8 @@ static uint32_t rp_srcline_id(struct pk_report *r, const struct pk_location *l, 
 	if (n > 0 && sl[0].file && file_only && !strcmp(sl[0].file, "??")) {
 		buf[0] = '\0';                 /* perf's srcfile of "??:0": none */
 	} else if (n > 0 && sl[0].file) {
-		const char *base = r->o.full_source_path ? NULL : strrchr(sl[0].file, '/');
-
-		snprintf(buf, sizeof(buf), file_only ? "%s" : "%s:%" PRIu32, base ? base + 1 : sl[0].file,
-			 sl[0].line);
+		snprintf(buf, sizeof(buf), file_only ? "%s" : "%s:%" PRIu32,
+			 pk_srcline_shown_file(sl[0].file, r->o.full_source_path), sl[0].line);
 	} else if (file_only) {
 		buf[0] = '\0';
 	} else if (l->sym) {
@@ -262,8 +260,9 @@ int rp_key_compute(struct pk_report *r, const struct rp_keydef *k, const struct 
 		break;
 	case RP_K_SOCKET: {     /* the sample's cpu's socket in the file's topology, else -1 */
 		uint32_t cpu = (c->rs->s->present & PERF_SAMPLE_CPU) ? c->rs->s->cpu : UINT32_MAX;
+		const uint32_t *socket = r->feat ? r->feat->cpu_topo.socket_id : NULL;
 
-		out[0] = (uint32_t)(cpu < r->nr_socket_ids ? (int32_t)r->socket_id[cpu] : -1);
+		out[0] = (uint32_t)(socket && cpu < r->feat->cpu_topo.nr_cpus ? (int32_t)socket[cpu] : -1);
 		break;
 	}
 	case RP_K_WEIGHT:
@@ -360,6 +359,18 @@ int rp_entry_display(struct pk_report *r, struct rp_entry *e, const struct rp_ke
 	return 0;
 }
 
+/* The two words key @k of @r stored in @e (rp_key_values()'s out[]). */
+static const uint64_t *key_words(const struct pk_report *r, const struct rp_keydef *k,
+				 const struct rp_entry *e)
+{
+	static const uint64_t none[2];
+
+	for (int i = 0; i < r->nr_keys; i++)
+		if (r->keys[i] == k)
+			return &e->key[1 + 2 * i];
+	return none;
+}
+
 /* The text of a key that prints as one stored string; NULL for the others. */
 static const char *rp_key_str(const struct pk_report *r, const struct rp_keydef *k,
 			      const struct rp_entry *e)
@@ -376,6 +387,8 @@ static const char *rp_key_str(const struct pk_report *r, const struct rp_keydef 
 		return r->strs.str[e->srcline_id];
 	case RP_K_SRCFILE:
 		return r->strs.str[e->srcfile_id];
+	case RP_K_TRACE:
+		return r->strs.str[key_words(r, k, e)[0]];
 	case RP_K_PARENT:
 		return e->parent_id ? r->strs.str[e->parent_id] : "[other]";
 	case RP_K_MEM:
@@ -401,18 +414,6 @@ static const char *thread_comm_now(const struct pk_report *r, const struct rp_en
 		return e->thread->comm;
 	snprintf(own, sz, ":%d", e->thread->tid);
 	return own;
-}
-
-/* The two words key @k of @r stored in @e (rp_key_values()'s out[]). */
-static const uint64_t *key_words(const struct pk_report *r, const struct rp_keydef *k,
-				 const struct rp_entry *e)
-{
-	static const uint64_t none[2];
-
-	for (int i = 0; i < r->nr_keys; i++)
-		if (r->keys[i] == k)
-			return &e->key[1 + 2 * i];
-	return none;
 }
 
 size_t rp_key_text(const struct pk_report *r, const struct rp_keydef *k, const struct rp_entry *e,
@@ -454,9 +455,6 @@ size_t rp_key_text(const struct pk_report *r, const struct rp_keydef *k, const s
 		break;
 	case RP_K_IPC:          /* ipc_null's "%-5s %2s" of "-" and "-"; ipc_lbr's "-" (no cycle counts kept) */
 		n = snprintf(buf, sz, r->branch_mode ? "-" : "-      -");
-		break;
-	case RP_K_TRACE:
-		n = snprintf(buf, sz, "%s", r->strs.str[key_words(r, k, e)[0]]);
 		break;
 	case RP_K_CGROUP:
 		w = key_words(r, k, e);
@@ -574,11 +572,6 @@ int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struc
 		if (!d && ra)
 			d = (int64_t)(wa[1] - wb[1]);
 		return (d > 0) - (d < 0);
-	}
-	case RP_K_TRACE: {      /* the texts in strcmp order */
-		uint64_t ta = key_words(r, k, a)[0], tb = key_words(r, k, b)[0];
-
-		return ta == tb ? 0 : strcmp(r->strs.str[ta], r->strs.str[tb]);
 	}
 	case RP_K_CYCLES:       /* most cycles first */
 		return (a->cycles < b->cycles) - (a->cycles > b->cycles);

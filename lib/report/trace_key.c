@@ -32,7 +32,10 @@ void rp_trace_release(struct pk_report *r)
 	r->trace = NULL;
 }
 
-/* The formatter, made on first use from the tracing data pk_report_setup() found. */
+/*
+ * The formatter, made on first use (a tracepoint sample: a pipe's
+ * TRACING_DATA record has come by then) from the file's tracing data.
+ */
 static struct rp_trace *trace_of(struct pk_report *r)
 {
 	struct rp_trace *t = r->trace;
@@ -49,8 +52,8 @@ static struct rp_trace *trace_of(struct pk_report *r)
 		return NULL;
 	}
 	trace_seq_init(&t->seq);
-	if (r->tracing_data)
-		t->tep = pk_tracing_parse(r->tracing_data, r->tracing_data_size);
+	if (r->feat && r->feat->tracing_data)
+		t->tep = pk_tracing_parse(r->feat->tracing_data, r->feat->tracing_data_size);
 	r->trace = t;
 	return t;
 }

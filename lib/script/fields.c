@@ -263,12 +263,12 @@ int pk_script_check_fields(struct pk_field_set set[PK_OT_MAX], struct pk_perfdat
 	const struct pk_features *feat = pk_perfdata_features(data);
 
 	*use_callchain = 0;
-	if (feat && pk_features_has(feat, PK_FEAT_STAT))
-		return 0;
 	for (int t = 0; t < PK_OT_MAX; t++)
 		if ((set[t].fields & PK_SF_TOD) && !pk_script_has_clock_data(feat))
 			return pk_diag_fail(d, -EINVAL, "cannot provide 'tod' time, the file has no clock data "
 					    "(record with -k/--clockid)");
+	if (feat && pk_features_has(feat, PK_FEAT_STAT))
+		return 0;
 	for (int t = 0; t < PERF_TYPE_MAX && t < PK_OT_OTHER; t++) {
 		const struct pk_evsel *first = NULL;
 		int ret;

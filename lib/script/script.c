@@ -433,9 +433,7 @@ static void put_srcline(struct pk_script *sc, const struct pk_location *loc)
 		return;
 	pk_obuf_write(o, "\n  ", 3);
 	if (n > 0 && sl[0].file) {
-		const char *base = sc->opts.full_source_path ? NULL : strrchr(sl[0].file, '/');
-
-		pk_obuf_puts(o, base ? base + 1 : sl[0].file);
+		pk_obuf_puts(o, pk_srcline_shown_file(sl[0].file, sc->opts.full_source_path));
 		pk_obuf_putc(o, ':');
 		pk_obuf_uint(o, sl[0].line, 0);
 	} else {

@@ -216,6 +216,13 @@ static int resolve(struct pk_symbols *s, struct sym_dso *d, uint64_t addr, int i
 	return n;
 }
 
+PK_API const char *pk_srcline_shown_file(const char *file, int full_path)
+{
+	const char *base = full_path ? NULL : strrchr(file, '/');
+
+	return base ? base + 1 : file;
+}
+
 PK_API int pk_symbols_srcline(struct pk_symbols *s, const struct pk_location *loc,
 			      struct pk_srcline *out, int max)
 {

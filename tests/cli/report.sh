@@ -244,6 +244,11 @@ if [ -z "${PK_THREAD_TESTS:-}" ]; then
 		done
 	fi
 	compare_text "g.data: --sort trace: N/A" "$TMP/g.data" --sort trace -g none
+	# a pipe's tracing data comes as a record, after the report is set up
+	if perf record -q -e syscalls:sys_enter_write -o - -- "$W" --writes 100 >"$TMP/tppipe.data" 2>/dev/null &&
+	   [ -s "$TMP/tppipe.data" ]; then
+		compare_text "pipe-mode tracepoints: --sort trace" "$TMP/tppipe.data" --sort trace
+	fi
 	# --sort socket: the sample's cpu's socket in the file's CPU_TOPOLOGY, "-001" without one
 	compare_text "n.data: --sort cpu,socket" "$TMP/n.data" --no-children --sort cpu,socket
 	for f in quipper/perf.data.busy.1-3.8 quipper/perf.data.armv7-3.4 simpleperf/generated_by_linux_perf.data; do
