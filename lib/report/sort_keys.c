@@ -575,10 +575,10 @@ int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struc
 	}
 	case RP_K_CYCLES:       /* most cycles first */
 		return (a->cycles < b->cycles) - (a->cycles > b->cycles);
-	case RP_K_CODE_PAGE_SIZE: {     /* largest first */
+	case RP_K_CODE_PAGE_SIZE: {     /* smallest first, N/A (0) before all: perf's right - left */
 		uint64_t pa = key_words(r, k, a)[0], pb = key_words(r, k, b)[0];
 
-		return (pa < pb) - (pa > pb);
+		return (pa > pb) - (pa < pb);
 	}
 	case RP_K_SOCKET: {     /* lowest first */
 		int32_t sa = (int32_t)key_words(r, k, a)[0], sb = (int32_t)key_words(r, k, b)[0];

@@ -6,6 +6,7 @@
  *    record names ("unknown") and id 0 ("N/A"); threads whose NAMESPACES
  *    records give different cgroup namespaces, one given twice (the latest
  *    counts for the samples after it) and one thread without any ("0/0x0");
+ *  - code_page_size: none, 4K and 2M in tied rows;
  *  - weight, local_weight, ins_lat, local_ins_lat: WEIGHT_STRUCT samples
  *    whose rows hold one or several samples (weight is the row's sum), and
  *    a PERF_SAMPLE_WEIGHT file (64-bit weights, no instruction latency);
@@ -119,7 +120,10 @@ static int write_file(const char *path)
 	return write_perfdata(path, &ev, 1, recs, lens, r);
 }
 
-/* A sample of @pid with weight @w (WEIGHT_STRUCT: var1_dw @w, var2_w @lat; WEIGHT: the u64). */
+/*
+ * A sample of @pid with weight @w (WEIGHT_STRUCT: var1_dw @w, var2_w @lat;
+ * WEIGHT: the u64), or any other one-word field after PERIOD (CODE_PAGE_SIZE).
+ */
 static size_t weight_sample(uint64_t *buf, uint32_t pid, uint64_t w, uint16_t lat, int wstruct)
 {
 	struct perf_event_header *h = (struct perf_event_header *)buf;
@@ -232,6 +236,27 @@ static int write_comms(const char *path)
 	return write_perfdata(path, &ev, 1, recs, lens, r);
 }
 
+/*
+ * Samples of one thread with code page sizes none (0), 4K and 2M, as many
+ * of each, so that the rows tie and the key orders them.
+ */
+static int write_code_pages(const char *path)
+{
+	static uint64_t recs[16][64];
+	static const uint64_t ids[] = { 1 };
+	static const uint64_t sizes[] = { 4096, 0, 2097152 };
+	struct perf_event_attr attr = { 0 };
+	struct pk_writer_evsel ev = { .attr = &attr, .name = "cpu-clock", .ids = ids, .nr_ids = 1 };
+	size_t lens[16], r = 0;
+
+	cpu_clock_attr(&attr, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CODE_PAGE_SIZE);
+	lens[r] = comm_record(recs[r], 11, "pages");
+	r++;
+	for (unsigned k = 0; k < 9; k++, r++)
+		lens[r] = weight_sample(recs[r], 11, sizes[k % 3], 0, 0);
+	return write_perfdata(path, &ev, 1, recs, lens, r);
+}
+
 int main(void)
 {
 	static const char *const args[] = {
@@ -248,6 +273,12 @@ int main(void)
 	if (ok(!write_file(file), "file with cgroups and namespaces written"))
 		for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++)
 			same_rows(perfkit, file, "cgroups.data", args[i]);
+	/* code_page_size: perf's right - left puts the smallest first, N/A (0) before 4K */
+	snprintf(file, sizeof(file), "%s/pages.data", dir);
+	if (ok(!write_code_pages(file), "file with code page sizes written")) {
+		same_rows(perfkit, file, "pages.data", "--sort code_page_size");
+		same_rows(perfkit, file, "pages.data", "--sort comm,code_page_size -n");
+	}
 	for (int wstruct = 1; wstruct >= 0; wstruct--) {
 		static const char *const wargs[] = {
 			"--sort weight", "--sort local_weight,comm", "--sort comm,weight,local_weight -n",
