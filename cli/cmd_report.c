@@ -21,7 +21,7 @@ static const char usage_text[] =
 	"                      [-g MODE,THRESHOLD,LIMIT,ORDER,KEY,VALUE] [--percent-limit P] [-n]\n"
 	"                      [--comm L] [--pid L] [--tid L] [--dsos L] [--symbols L] [--cpu L] [--time S,E]\n"
 	"                      [--percentage relative|absolute] [--show-total-period] [-G] [--max-stack N]\n"
-	"                      [--show-cpu-utilization]\n"
+	"                      [--show-cpu-utilization] [--hierarchy]\n"
 	"                      [--header|--header-only] [-D] [--stats] [--tasks|--mmaps]\n"
 	"                      [--format F -o OUT] [-v]\n"
 	"                      [--inline|--no-inline] [--threads N] [-t SEP] [-q] [-U]\n"
@@ -64,6 +64,9 @@ static const char usage_text[] =
 	"      --ignore-callees RE  the call-chain frame of a function matching RE takes the\n"
 	"                         sample, and its callees go\n"
 	"      --symbol-filter T  only rows whose symbol's name contains T\n"
+	"      --hierarchy        the rows as a tree, a level per sort key (comm, its DSOs,\n"
+	"                         their symbols), each node with the sum of the rows under it;\n"
+	"                         no Children column, call graphs under the leaves\n"
 	"  -U, --hide-unresolved  leave out samples without a symbol (and Children past such a frame)\n"
 	"      --percentage M     absolute (default): percentages of every sample, filtered or\n"
 	"                         not (outside --time and --cpu aside); relative: of those kept\n"
@@ -110,6 +113,7 @@ struct report_cli {
 	int cg_by_address;              /* -g address */
 	const char *cg_unsupported;     /* a -g sort key perfkit does not have */
 	const char *symbol_filter;      /* --symbol-filter TEXT */
+	int hierarchy;                  /* --hierarchy */
 	const char *parent;
 	struct pk_session_filter filter;
 	struct pk_symbols_opts symbols; /* --symfs, --kallsyms, --no-demangle */
@@ -393,11 +397,17 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 			o->field_sep = v;
 		} else if (!strncmp(a, "-t", 2) && a[2]) {
 			o->field_sep = a + 2;
+		} else if (!strcmp(a, "--hierarchy")) {
+			o->hierarchy = 1;
 		} else {
 			cli_error("unknown option '%s'", a);
 			fputs(usage_text, stderr);
 			return -EINVAL;
 		}
+	}
+	if (o->hierarchy && o->fields) {
+		cli_error("--hierarchy and --fields options cannot be used together");
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -459,6 +469,7 @@ static struct pk_report_opts report_opts(const struct report_cli *o)
 		.cg_threshold = o->cg_threshold, .percent_limit = o->percent_limit,
 		.cg_value = o->cg_value, .cg_print_limit = o->cg_print_limit,
 		.cg_by_address = o->cg_by_address, .symbol_filter = o->symbol_filter,
+		.hierarchy = o->hierarchy,
 		.show_nr_samples = o->nr, .show_total_period = o->total_period,
 		.show_cpu_utilization = o->cpu_utilization,
 		.header = o->header, .parent_regex = o->parent,

@@ -88,6 +88,9 @@ struct pk_report_opts {
 	                                printed with its source line, or +offset without one */
 	const char *symbol_filter;   /* --symbol-filter: only rows whose symbol's name holds this text
 	                                (the totals stay those of every row, as the other filters') */
+	int hierarchy;               /* --hierarchy: the rows as a tree, a level per sort key, each
+	                                node with the sum of the rows under it (no Children column:
+	                                perf turns it off, after it chose the caller order) */
 };
 
 struct pk_report;

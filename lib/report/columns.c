@@ -229,12 +229,12 @@ static int is_percent(unsigned kind)
 	return kind == RP_I_CHILDREN || kind == RP_I_SELF || kind == RP_I_SYS || kind == RP_I_US;
 }
 
-static int value_width(unsigned kind, int nr)
+int rp_value_width(unsigned kind, int nr)
 {
 	return (is_percent(kind) ? 8 : 12) * nr;
 }
 
-static const char *title(const struct pk_report *r, struct rp_item it)
+const char *rp_item_title(const struct pk_report *r, struct rp_item it)
 {
 	switch (it.kind) {
 	case RP_I_CHILDREN: return "Children";
@@ -268,9 +268,9 @@ void rp_print_columns(struct pk_report *r, const size_t *width, int nr, FILE *ou
 			continue;
 		fputs(first ? "" : sep, out);
 		if (it.kind == RP_I_KEY)
-			fprintf(out, "%-*s", (int)width[it.key], title(r, it));
+			fprintf(out, "%-*s", (int)width[it.key], rp_item_title(r, it));
 		else
-			fprintf(out, "%*s", value_width(it.kind, nr), title(r, it));
+			fprintf(out, "%*s", rp_value_width(it.kind, nr), rp_item_title(r, it));
 		first = 0;
 	}
 	fputc('\n', out);
@@ -284,15 +284,14 @@ void rp_print_columns(struct pk_report *r, const size_t *width, int nr, FILE *ou
 		if (it.kind == RP_I_KEY && r->elided[it.key])
 			continue;
 		fputs(first ? "" : "  ", out);
-		dots(out, it.kind == RP_I_KEY ? width[it.key] : (size_t)value_width(it.kind, nr));
+		dots(out, it.kind == RP_I_KEY ? width[it.key] : (size_t)rp_value_width(it.kind, nr));
 		first = 0;
 	}
 	fputs("\n#\n", out);
 }
 
-/* One value column of a row: a value per member, or N/A for Children without children. */
-static void print_value(struct pk_report *r, unsigned kind, const struct rp_entry *const *ents,
-			uint32_t nr, const uint64_t *total, int last, FILE *out)
+void rp_print_value(const struct pk_report *r, unsigned kind, const struct rp_entry *const *ents,
+		    uint32_t nr, const uint64_t *total, int last, FILE *out)
 {
 	const char *sep = r->o.field_sep;
 	char buf[2048];
@@ -300,7 +299,7 @@ static void print_value(struct pk_report *r, unsigned kind, const struct rp_entr
 
 	buf[0] = '\0';
 	if (kind == RP_I_CHILDREN && !r->children) {     /* perf: in one member's width */
-		snprintf(buf, sizeof(buf), " %*s", value_width(kind, 1) - 1, "N/A");
+		snprintf(buf, sizeof(buf), " %*s", rp_value_width(kind, 1) - 1, "N/A");
 	} else {
 		for (uint32_t k = 0; k < nr && len < sizeof(buf); k++) {
 			uint64_t v = value_of(ents[k], kind);
@@ -317,16 +316,15 @@ static void print_value(struct pk_report *r, unsigned kind, const struct rp_entr
 		}
 	}
 	/* padded to the column's width unless last (perf's hist_entry__snprintf_alignment) */
-	fprintf(out, "%-*s", last ? 0 : value_width(kind, (int)nr), buf);
+	fprintf(out, "%-*s", last ? 0 : rp_value_width(kind, (int)nr), buf);
 }
 
-/* One key column of a row. */
-static void print_key(struct pk_report *r, int k, const struct rp_entry *e, const size_t *width,
-		      int last, FILE *out)
+void rp_key_cell(const struct pk_report *r, int k, const struct rp_entry *e, const size_t *width,
+		 int last, char *cell, size_t size)
 {
 	const char *sep = r->o.field_sep;
 	enum rp_key_id id = r->keys[k]->id;
-	char buf[1024], cell[1536];
+	char buf[1024];
 
 	rp_key_text(r, r->keys[k], e, buf, sizeof(buf));
 	/* perf pads a column to its width only when it is not the last one, and
@@ -335,18 +333,17 @@ static void print_key(struct pk_report *r, int k, const struct rp_entry *e, cons
 	if (last && (id == RP_K_SYM || id == RP_K_SYMOFF || id == RP_K_SRCLINE || id == RP_K_SRCFILE ||
 		     id == RP_K_TIME || id == RP_K_CGROUP || id == RP_K_CGROUP_ID || id == RP_K_SYM_FROM ||
 		     id == RP_K_SYM_TO || id == RP_K_TRACE))
-		snprintf(cell, sizeof(cell), "%s", buf);
+		snprintf(cell, size, "%s", buf);
 	else if (rp_key_right_align(r->keys[k]))
-		snprintf(cell, sizeof(cell), "%*s", (int)width[k], buf);
+		snprintf(cell, size, "%*s", (int)width[k], buf);
 	else if (id == RP_K_COMM || id == RP_K_DSO_FROM || id == RP_K_DSO_TO)   /* perf cuts them to the column */
-		snprintf(cell, sizeof(cell), "%-*.*s", (int)width[k], (int)width[k], buf);
+		snprintf(cell, size, "%-*.*s", (int)width[k], (int)width[k], buf);
 	else
-		snprintf(cell, sizeof(cell), "%-*s", (int)width[k], buf);
+		snprintf(cell, size, "%-*s", (int)width[k], buf);
 	if (sep) {      /* perf's repsep_snprintf: the separator's first character, padding too */
 		for (char *c = cell; (c = strchr(c, sep[0])); c++)
 			*c = '.';
 	}
-	fputs(cell, out);
 }
 
 void rp_print_row(struct pk_report *r, const struct rp_entry *const *ents, uint32_t nr,
@@ -365,10 +362,14 @@ void rp_print_row(struct pk_report *r, const struct rp_entry *const *ents, uint3
 			continue;
 		/* two blanks before every column, the first too; a separator between them */
 		fputs(sep ? (first ? "" : sep) : "  ", out);
-		if (it.kind == RP_I_KEY)
-			print_key(r, it.key, rep, width, i == last_col, out);
-		else
-			print_value(r, it.kind, ents, nr, total, i == last_col, out);
+		if (it.kind == RP_I_KEY) {
+			char cell[1536];
+
+			rp_key_cell(r, it.key, rep, width, i == last_col, cell, sizeof(cell));
+			fputs(cell, out);
+		} else {
+			rp_print_value(r, it.kind, ents, nr, total, i == last_col, out);
+		}
 		first = 0;
 	}
 	fputc('\n', out);

@@ -59,7 +59,7 @@ int rp_groups_setup(struct pk_report *r, struct pk_perfdata *p, size_t nev)
 				any = 1;
 		}
 	}
-	if (r->o.group > 0 && !any && nev > 1) {
+	if (r->o.group && !any && nev > 1) {      /* --no-group too: perf forces the leader, then shows each event alone */
 		r->grp_forced = 1;
 		r->grp_nr[0] = (uint32_t)nev;
 		for (size_t i = 1; i < nev; i++)
@@ -220,6 +220,7 @@ int rp_group_print(struct pk_report *r, struct pk_session *ss, uint32_t leader,
 	struct pk_perfdata *p = ss ? pk_session_data(ss) : NULL;
 	uint32_t nr = r->grp_nr[leader], *rows, *order, *reps;
 	uint64_t nr_samples = 0, count = 0, total[64], graph_total[64];
+	struct rp_totals tt[64];
 	size_t width[RP_MAX_KEYS], n;
 	char name[1024];
 	int err;
@@ -229,17 +230,25 @@ int rp_group_print(struct pk_report *r, struct pk_session *ss, uint32_t leader,
 	for (uint32_t k = 0; k < nr; k++) {
 		size_t idx = (size_t)leader + k;
 
-		struct rp_totals t;
-
-		rp_event_totals(r, idx, &t);
-		nr_samples += t.nr;
-		total[k] = t.period;
-		graph_total[k] = t.graph_period;
+		rp_event_totals(r, idx, &tt[k]);
+		nr_samples += tt[k].nr;
+		total[k] = tt[k].period;
+		graph_total[k] = tt[k].graph_period;
 		count += total[k];
 	}
 	rp_layout(r);
 	if ((err = rp_group_rows(r, leader, nr, &rows, &order, &n)))
 		return err;
+	rp_group_name(p, leader, nr, r->grp_forced, name, sizeof(name));
+	if (r->o.hierarchy) {
+		struct rp_hblock b = { .rows = rows, .order = order, .n = n, .nr = nr,
+				       .nr_samples = nr_samples, .name = name, .plural = 1, .t = tt };
+
+		err = rp_hierarchy_print(r, &b, pair_order, out);
+		free(rows);
+		free(order);
+		return err;
+	}
 	reps = malloc((n ? n : 1) * sizeof(*reps));
 	if (!reps) {
 		free(rows);
@@ -251,7 +260,6 @@ int rp_group_print(struct pk_report *r, struct pk_session *ss, uint32_t leader,
 	for (size_t i = 0; i < n; i++)
 		reps[i] = (uint32_t)(rp_row_rep(&rows[order[i] * nr]) - r->ent);
 	rp_key_widths(r, reps, n, width);
-	rp_group_name(p, leader, nr, r->grp_forced, name, sizeof(name));
 	if (!r->o.quiet) {
 		rp_print_title(r, out, nr_samples, 1, name);
 		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", count);

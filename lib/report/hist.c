@@ -171,6 +171,8 @@ static void rp_decide(struct pk_report *r, int has_callchain)
 	}
 	r->use_callchain = r->cg_mode != PK_CG_NONE;
 	r->cg_order = r->o.cg_order_set ? r->o.cg_order : (r->children ? PK_CG_CALLER : PK_CG_CALLEE);
+	if (r->o.hierarchy)     /* perf turns Children off for it, after it chose the order */
+		r->children = 0;
 	r->memo_ok = rp_memo_usable(r);
 }
 
@@ -519,7 +521,7 @@ static int rp_entry_before(uint32_t ia, uint32_t ib, void *ctx)
 	return rp_rows_before(r, &a, &b, 1);
 }
 
-uint32_t *rp_sorted_entries(struct pk_report *r, uint32_t evsel, size_t *n)
+uint32_t *rp_collapsed_entries(struct pk_report *r, uint32_t evsel, size_t *n)
 {
 	uint32_t *v = malloc((r->nr_ent ? r->nr_ent : 1) * sizeof(*v));
 	size_t k = 0;
@@ -531,11 +533,23 @@ uint32_t *rp_sorted_entries(struct pk_report *r, uint32_t evsel, size_t *n)
 	for (size_t i = 0; i < r->nr_ent; i++)
 		if (r->ent[i].evsel == evsel)
 			v[k++] = (uint32_t)i;
-	if (rp_collapse_order(r, v, k) || rp_rbtree_order(v, k, rp_entry_before, r)) {
+	if (rp_collapse_order(r, v, k)) {
 		free(v);
 		return NULL;
 	}
 	*n = k;
+	return v;
+}
+
+uint32_t *rp_sorted_entries(struct pk_report *r, uint32_t evsel, size_t *n)
+{
+	uint32_t *v = rp_collapsed_entries(r, evsel, n);
+
+	if (v && rp_rbtree_order(v, *n, rp_entry_before, r)) {
+		free(v);
+		*n = 0;
+		return NULL;
+	}
 	return v;
 }
 

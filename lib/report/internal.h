@@ -367,6 +367,8 @@ int rp_key_right_align(const struct rp_keydef *k);
 /* Entry for the location in @c (created on first sight); UINT32_MAX on ENOMEM. */
 uint32_t rp_entry_get(struct pk_report *r, const struct rp_keyctx *c);
 void rp_report_decide(struct pk_report *r, const struct pk_evsel *ev);
+/* Entry indices of evsel @evsel in the order of perf's collapsed tree; caller frees. */
+uint32_t *rp_collapsed_entries(struct pk_report *r, uint32_t evsel, size_t *n);
 /* Sorted entry indices of evsel @evsel (as printed); caller frees. */
 uint32_t *rp_sorted_entries(struct pk_report *r, uint32_t evsel, size_t *n);
 
@@ -463,6 +465,17 @@ void rp_print_columns(struct pk_report *r, const size_t *width, int nr, FILE *ou
 void rp_print_row(struct pk_report *r, const struct rp_entry *const *ents, uint32_t nr,
 		  const uint64_t *total, const struct rp_entry *rep, const size_t *width, FILE *out);
 
+/* The width of a value column of @nr members (8 per member for percentages, 12 for counts). */
+int rp_value_width(unsigned kind, int nr);
+/* A column's title: "Overhead", "Samples", a key's header. */
+const char *rp_item_title(const struct pk_report *r, struct rp_item it);
+/* One value column's cell (@kind a value item), padded to its width unless @last. */
+void rp_print_value(const struct pk_report *r, unsigned kind, const struct rp_entry *const *ents,
+		    uint32_t nr, const uint64_t *total, int last, FILE *out);
+/* Key @k's cell for @e into @cell, padded to width[k] as perf pads it (@last: the last column). */
+void rp_key_cell(const struct pk_report *r, int k, const struct rp_entry *e, const size_t *width,
+		 int last, char *cell, size_t size);
+
 /* What perf's histogram of one event totals. */
 struct rp_totals {
 	uint64_t nr, period;        /* "# Samples", "# Event count" and the percentages' base:
@@ -476,6 +489,25 @@ struct rp_totals {
 };
 /* Fill @t for event @idx. Returns whether perf prints its block: it had samples, kept or filtered so. */
 int rp_event_totals(const struct pk_report *r, size_t idx, struct rp_totals *t);
+
+/*
+ * hierarchy.c: perf report --hierarchy. A block of @n rows of @nr members
+ * (@rows: nr entry indices per row, UINT32_MAX none; @order: the rows in
+ * perf's insertion order, NULL: as they come) as a tree, a level per sort key: the title
+ * ("# Samples" of @nr_samples, of @name), the column heads and the nodes,
+ * each with the values summed over the rows under it. @t: the members'
+ * totals. 0 or -ENOMEM.
+ */
+struct rp_hblock {
+	const uint32_t *rows, *order;
+	size_t n;
+	uint32_t nr;
+	uint64_t nr_samples;
+	const char *name;
+	int plural;
+	const struct rp_totals *t;
+};
+int rp_hierarchy_print(struct pk_report *r, const struct rp_hblock *b, const uint32_t *pair_order, FILE *out);
 
 /* elide.c: hide the columns a one-name filter of @f (may be NULL) makes redundant, naming them on @out */
 void rp_elide_setup(struct pk_report *r, const struct pk_session_filter *f, FILE *out);

@@ -84,6 +84,18 @@ static int rp_print_event(struct pk_report *r, struct pk_session *ss, size_t idx
 	uint32_t *order;
 
 	rp_event_totals(r, idx, &t);
+	if (r->o.hierarchy) {
+		struct rp_hblock b = { .nr = 1, .nr_samples = t.nr, .name = name, .t = &t,
+				       .plural = idx < r->grp_n && r->grp_nr[idx] > 1 };
+		int err;
+
+		if (!(order = rp_collapsed_entries(r, (uint32_t)idx, &b.n)))
+			return -ENOMEM;
+		b.rows = order;
+		err = rp_hierarchy_print(r, &b, pair_order, out);
+		free(order);
+		return err;
+	}
 	total = t.period;
 	order = rp_sorted_entries(r, (uint32_t)idx, &n);
 	if (!order)
@@ -143,6 +155,8 @@ int pk_report_print(struct pk_report *r, struct pk_session *ss, FILE *out)
 
 		r->time_range = f ? f->time : NULL;
 		rp_elide_setup(r, f, out);
+		if (r->o.hierarchy)     /* perf names the one value but keeps its level */
+			memset(r->elided, 0, sizeof(r->elided));
 	}
 	if (!r->o.quiet)
 		fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", st ? st->nr_lost_samples : 0);

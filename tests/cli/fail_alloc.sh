@@ -132,6 +132,7 @@ if [ -s "$TMP/pk.data" ] && [ -s "$TMP/pipe.data" ]; then
 	sweep honest "report --children --sort dso,sym (pipe mode)" "$PERFKIT" report --stdio --children \
 		--sort dso,sym -i "$TMP/pipe.data"
 	sweep honest "report --format folded" "$PERFKIT" report --format folded -i "$TMP/pk.data"
+	sweep honest "report --hierarchy -n" "$PERFKIT" report --stdio --hierarchy -n -i "$TMP/pk.data"
 	sweep honest "script" "$PERFKIT" script -i "$TMP/pk.data"
 	sweep honest "report --header-only" "$PERFKIT" report --header-only -i "$TMP/pk.data"
 	# (libelf running out of memory on the vdso image left its symbols out in silence)

@@ -227,6 +227,8 @@ for t in g n tp two z pipe grp; do
 done
 compare "g.data: -n Samples column" "$TMP/g.data" --no-children -n --sort comm,dso -g none
 compare "n.data: pid,cpu keys" "$TMP/n.data" --no-children --sort pid,cpu
+# --no-group on events without groups: perf forces a leader first, so its title says "events"
+compare_full "two.data: --no-group titles" "$TMP/two.data" --no-group --no-children
 compare "g.data: dso,sym with --percent-limit 1" "$TMP/g.data" --no-children --sort dso,sym --percent-limit 1 -g none
 compare_full "g.data: --show-total-period -n: Samples and Period columns" "$TMP/g.data" --show-total-period -n -g none
 # "symbol" in --sort brings perf's IPC column (ipc_null: "-      -", its rows by symbol); symbol_size
