@@ -22,7 +22,7 @@ static const char usage_text[] =
 	"                      [--comm L] [--pid L] [--tid L] [--dsos L] [--symbols L] [--cpu L] [--time S,E]\n"
 	"                      [--percentage relative|absolute] [--show-total-period] [-G] [--max-stack N]\n"
 	"                      [--show-cpu-utilization] [--hierarchy]\n"
-	"                      [--header|--header-only] [-D] [--stats] [--tasks|--mmaps]\n"
+	"                      [--header|--header-only] [-I] [-D] [--stats] [--tasks|--mmaps]\n"
 	"                      [--format F -o OUT] [-v]\n"
 	"                      [--inline|--no-inline] [--threads N] [-t SEP] [-q] [-U]\n"
 	"                      [--symfs DIR] [--kallsyms FILE] [--no-demangle]\n"
@@ -72,6 +72,7 @@ static const char usage_text[] =
 	"                         not (outside --time and --cpu aside); relative: of those kept\n"
 	"      --inline           add the functions inlined at each call-chain address (DWARF)\n"
 	"      --header           print the file header first; --header-only: only it\n"
+	"  -I, --show-info        with them, the CPU, NUMA, cache and memory topology too\n"
 	"  -D, --dump-raw-trace   every record with its file offset\n"
 	"      --stats            record counts per type\n"
 	"      --tasks            the recorded threads as a tree under the ones that forked them\n"
@@ -114,6 +115,7 @@ struct report_cli {
 	const char *cg_unsupported;     /* a -g sort key perfkit does not have */
 	const char *symbol_filter;      /* --symbol-filter TEXT */
 	int hierarchy;                  /* --hierarchy */
+	int show_info;                  /* -I: the header's topology features too */
 	const char *parent;
 	struct pk_session_filter filter;
 	struct pk_symbols_opts symbols; /* --symfs, --kallsyms, --no-demangle */
@@ -345,6 +347,8 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 			o->inline_frames = 0;
 		} else if (!strcmp(a, "--header")) {
 			o->header = 1;
+		} else if (!strcmp(a, "-I") || !strcmp(a, "--show-info")) {
+			o->show_info = 1;
 		} else if (!strcmp(a, "--header-only")) {
 			o->header_only = 1;
 		} else if (!strcmp(a, "-D") || !strcmp(a, "--dump-raw-trace")) {
@@ -601,7 +605,7 @@ int cmd_report(int argc, char **argv)
 		struct pk_buf b;
 
 		pk_buf_init(&b);
-		err = pk_perfdata_header_print(pk_session_data(ss), &b);
+		err = pk_perfdata_header_print(pk_session_data(ss), o.show_info, &b);
 		if (!err && b.len)
 			fwrite(b.data, 1, b.len, stdout);
 		pk_buf_release(&b);

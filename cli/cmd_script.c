@@ -19,7 +19,7 @@
 static void script_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: perfkit script [-i FILE|-] [-F FIELDS] [--header] [--show-mmap-events]\n"
+		"usage: perfkit script [-i FILE|-] [-F FIELDS] [--header [-I]] [--show-mmap-events]\n"
 		"                      [--show-task-events] [--show-{switch,lost,namespace,cgroup,bpf}-events]\n"
 		"                      [--comm LIST] [--pid LIST] [--tid LIST]\n"
 		"                      [-C CPUS] [--time START,END] [--dsos LIST] [-S SYMS]\n"
@@ -33,6 +33,7 @@ static void script_usage(FILE *f)
 		"                          srccode,tod,flags,callindent;\n"
 		"                          TYPE:LIST, +field, -field\n"
 		"      --header            print the file's header information first\n"
+		"  -I, --show-info         with it, the CPU, NUMA, cache and memory topology too\n"
 		"      --show-mmap-events  print MMAP/MMAP2 records\n"
 		"      --show-task-events  print COMM/FORK/EXIT records\n"
 		"      --show-switch-events, --show-lost-events, --show-namespace-events,\n"
@@ -82,6 +83,7 @@ int cmd_script(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ "fields", required_argument, NULL, 'F' },
 		{ "header", no_argument, NULL, OPT_HEADER },
+		{ "show-info", no_argument, NULL, 'I' },
 		{ "show-mmap-events", no_argument, NULL, OPT_MMAP },
 		{ "show-task-events", no_argument, NULL, OPT_TASK },
 		{ "show-switch-events", no_argument, NULL, OPT_SWITCH },
@@ -118,13 +120,13 @@ int cmd_script(int argc, char **argv)
 	struct pk_script_opts opts = { .sz = sizeof(opts) };
 	const char *input = NULL;
 	char *fields = NULL;
-	int header = 0, verbose = 0, per_event_dump = 0, opt, ret, status = 0;
+	int header = 0, full_info = 0, verbose = 0, per_event_dump = 0, opt, ret, status = 0;
 	struct pk_session *ss = NULL;
 	struct pk_script *sc = NULL;
 	static char outbuf[1 << 20];
 	struct pk_diag d;
 
-	while ((opt = getopt_long(argc, argv, "i:F:C:S:Gvh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "i:F:C:S:GIvh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'i': input = optarg; break;
 		case 'F':
@@ -134,6 +136,7 @@ int cmd_script(int argc, char **argv)
 			}
 			break;
 		case OPT_HEADER: header = 1; break;
+		case 'I': full_info = 1; break;
 		case OPT_MMAP: opts.show_mmap_events = 1; break;
 		case OPT_TASK: opts.show_task_events = 1; break;
 		case OPT_SWITCH: opts.show_switch_events = 1; break;
@@ -212,7 +215,7 @@ int cmd_script(int argc, char **argv)
 		struct pk_buf b;
 
 		pk_buf_init(&b);
-		if (pk_perfdata_header_print(pk_session_data(ss), &b) == 0 && b.len)
+		if (pk_perfdata_header_print(pk_session_data(ss), full_info, &b) == 0 && b.len)
 			fwrite(b.data, 1, b.len, stdout);
 		pk_buf_release(&b);
 	}

@@ -5,7 +5,8 @@
  * CPUs came first (so CPU_TOPOLOGY reads its tails) and bit 7 the writer's
  * other byte order; the rest is the section. The parser must never read
  * past it, must return 0, -EBADMSG, -ENOENT (bad ids only) or -ENOMEM, and
- * must leave nothing behind after pk_features_release().
+ * must leave nothing behind after pk_features_release(). What parses is
+ * printed (an EVENT_DESC's attrs, the topology features as -I prints them).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -42,12 +43,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (err == -EBADMSG && (d.offset < 4096 || d.offset > 4096 + (size - 1)))
 		abort();
-	if (!err && feat == PK_FEAT_EVENT_DESC) {
+	if (!err) {             /* and print what was read: attrs, the topology as -I does */
 		struct pk_buf out;
 
 		pk_buf_init(&out);
-		for (uint32_t i = 0; i < f.nr_event_desc; i++)
+		for (uint32_t i = 0; feat == PK_FEAT_EVENT_DESC && i < f.nr_event_desc; i++)
 			pk_attr_print(&f.event_desc[i].attr, &out);
+		pk_header_print_full_only(&f, feat, &out);
 		pk_buf_release(&out);
 	}
 	pk_features_release(&f);

@@ -296,9 +296,10 @@ PK_API const struct pk_perfdata_stats *pk_perfdata_stats(const struct pk_perfdat
 
 /*
  * perf report --header-only: the "# ========" block with the header fields
- * and every feature present, in perf's layout, appended to @out.
+ * and every feature present, in perf's layout, appended to @out. @full
+ * (perf's -I): the topology features too, not just "info available".
  */
-PK_API int pk_perfdata_header_print(const struct pk_perfdata *p, struct pk_buf *out);
+PK_API int pk_perfdata_header_print(const struct pk_perfdata *p, int full, struct pk_buf *out);
 
 /* ---- the writer ------------------------------------------------------------ */
 

@@ -78,4 +78,7 @@ const char *pk_feature_name_upper(unsigned feat);
  */
 int pk_attr_print(const struct pk_attr *a, struct pk_buf *out);
 
+/* header_print_topology.c: feature @feat as perf -I prints it (the topology features; others: nothing). */
+int pk_header_print_full_only(const struct pk_features *f, unsigned feat, struct pk_buf *o);
+
 #endif

@@ -30,10 +30,24 @@ static int read_u32_array(struct pk_fcur *c, uint32_t n, uint32_t **out)
  *
  * Without NRCPUS (nr_cpus_avail 0) the tails cannot be sized and are ignored.
  */
+/*
+ * The bytes perf 6.1 counts for a string list: each string as perf writes
+ * it (u32 length, text padded to 64), whatever padding the file has.
+ */
+static uint64_t perf_list_size(const struct pk_feat_string_list *l)
+{
+	uint64_t size = 4;
+
+	for (uint32_t i = 0; i < l->nr; i++)
+		size += 4 + ((strlen(l->s[i]) + 1 + 63) & ~(uint64_t)63);
+	return size;
+}
+
 int pk_feat_parse_cpu_topology(struct pk_features *f, struct pk_fcur *c)
 {
 	struct pk_feat_cpu_topo *t = &f->cpu_topo;
 	uint32_t n = f->nr_cpus_avail;
+	uint64_t perf_size;
 	int err;
 
 	err = pk_fcur_string_list(c, &t->core_siblings);
@@ -41,6 +55,14 @@ int pk_feat_parse_cpu_topology(struct pk_features *f, struct pk_fcur *c)
 		err = pk_fcur_string_list(c, &t->thread_siblings);
 	if (err || !pk_fcur_left(c) || !n)
 		return err;
+	/*
+	 * perf takes the section to end where its count of the lists' bytes
+	 * reaches the section's size: a file whose strings are padded less
+	 * than perf pads them (quipper's) has no core and socket ids for perf
+	 */
+	perf_size = perf_list_size(&t->core_siblings) + perf_list_size(&t->thread_siblings);
+	if (c->len <= perf_size)
+		return 0;
 	if (n > pk_fcur_left(c) / 8)
 		return PK_CORRUPT(c->d, pk_fcur_pos(c), "cpu_topology feature: %u core/socket ids do "
 				  "not fit in the %zu bytes left", n, pk_fcur_left(c));
@@ -53,7 +75,7 @@ int pk_feat_parse_cpu_topology(struct pk_features *f, struct pk_fcur *c)
 		pk_fcur_u32(c, &t->core_id[i]);   /* cannot fail: checked above */
 		pk_fcur_u32(c, &t->socket_id[i]);
 	}
-	if (!pk_fcur_left(c))
+	if (!pk_fcur_left(c) || c->len <= perf_size + (uint64_t)n * 8)
 		return 0;
 	err = pk_fcur_string_list(c, &t->die_siblings);
 	if (!err)

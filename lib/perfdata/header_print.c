@@ -3,7 +3,8 @@
  * fields and one or more lines per header feature present, in the layout of
  * perf 6.1 (tools/perf/util/header.c print_* functions, observed against
  * the corpus in ../shared/data/perf.data/). Topology-like features print
- * only "info available" as perf does without -I.
+ * only "info available" as perf does without -I, and themselves with it
+ * (header_print_topology.c).
  *
  * Uses only the public reader API; the capture time is the file's mtime
  * (perf prints ctime() of fstat's st_mtime) and the header version comes
@@ -233,7 +234,7 @@ static int payload_free(unsigned feat)
 }
 
 static int print_feature(const struct pk_perfdata *p, const struct pk_features *f,
-			 unsigned feat, struct pk_buf *o)
+			 unsigned feat, int full, struct pk_buf *o)
 {
 	switch (feat) {
 	case PK_FEAT_HOSTNAME: return pk_buf_printf(o, "# hostname : %s\n", f->hostname);
@@ -254,6 +255,8 @@ static int print_feature(const struct pk_perfdata *p, const struct pk_features *
 	case PK_FEAT_CACHE:
 	case PK_FEAT_MEM_TOPOLOGY:
 	case PK_FEAT_HYBRID_TOPOLOGY:
+		if (full)
+			return pk_header_print_full_only(f, feat, o);
 		return pk_buf_printf(o, "# %s info available, use -I to display\n",
 				     pk_feature_name_upper(feat));
 	case PK_FEAT_BRANCH_STACK:
@@ -312,7 +315,7 @@ static int header_version(const char *path)
 	return v;
 }
 
-int pk_perfdata_header_print(const struct pk_perfdata *p, struct pk_buf *out)
+int pk_perfdata_header_print(const struct pk_perfdata *p, int full, struct pk_buf *out)
 {
 	const struct pk_features *f = pk_perfdata_features(p);
 	const char *path = pk_perfdata_path(p);
@@ -344,7 +347,7 @@ int pk_perfdata_header_print(const struct pk_perfdata *p, struct pk_buf *out)
 		err = pk_buf_printf(out, "# ========\n#\n");
 	for (unsigned feat = 1; !err && f && feat < PERF61_LAST_FEATURE; feat++)
 		if (pk_features_has(f, feat) || (in_file(f, feat) && payload_free(feat)))
-			err = print_feature(p, f, feat, out);
+			err = print_feature(p, f, feat, full, out);
 	if (err || pipe)
 		return err;
 	err = pk_buf_printf(out, "# missing features: ");

@@ -121,6 +121,13 @@ if record -e cpu-clock -F 4999 -g --sample-cpu -o "$TMP/fp.data" -- "$W" --spin-
 	is "$?" 2 "--reltime --deltatime: exit status 2 (perf refuses them together too)"
 	"$PERFKIT" script --header -i "$TMP/fp.data" 2>/dev/null | head -3 >"$TMP/h"
 	grep -q '^# ========' "$TMP/h"; ok $? "--header prints the header block first"
+	# -I: the topology features in full, as perf prints them
+	for o in "" -I; do
+		perf script --header $o -i "$TMP/fp.data" 2>/dev/null | grep '^#' >"$TMP/p"
+		"$PERFKIT" script --header $o -i "$TMP/fp.data" 2>/dev/null | grep '^#' >"$TMP/k"
+		same "$TMP/p" "$TMP/k" "--header $o: perf's header lines"
+	done
+	grep -q '^# CPU 0: Core ID' "$TMP/k"; ok $? "--header -I: a line per CPU"
 	# speed: the same output, written through the 1 MiB buffer
 	"$PERFKIT" script -i "$TMP/fp.data" >/dev/null; is $? 0 "default output exits 0"
 else

@@ -8,7 +8,8 @@
  *    lengths where the layout legitimately ends), never crash.
  * 2. The oracle: for every file in $PK_SHARED/data/perf.data/<dir>/, the output
  *    of pk_perfdata_header_print() is compared line by line with Linux perf
- *    6.1's `perf report --header-only -i FILE` (skipped without perf).
+ *    6.1's `perf report --header-only -i FILE`, and with -I (the topology
+ *    features in full) (skipped without perf).
  */
 #include <byteswap.h>
 #include <dirent.h>
@@ -705,7 +706,7 @@ static int have_perf(void)
 }
 
 /* perf's output for @path, 0 if perf read it (exit 0 and some output). */
-static int perf_header(const char *path, struct pk_buf *out)
+static int perf_header(const char *path, int full, struct pk_buf *out)
 {
 	char cmd[12600];
 	static char line[65536];
@@ -713,7 +714,7 @@ static int perf_header(const char *path, struct pk_buf *out)
 	size_t n;
 	int st;
 
-	snprintf(cmd, sizeof(cmd), "perf report --header-only -i '%s' 2>/dev/null", path);
+	snprintf(cmd, sizeof(cmd), "perf report --header-only %s -i '%s' 2>/dev/null", full ? "-I" : "", path);
 	fp = popen(cmd, "r");
 	if (!fp)
 		return -1;
@@ -771,8 +772,10 @@ static int is_perffile_v1(const char *path)
 	return !memcmp(magic, "PERFFILE", 8);
 }
 
-static void compare_file(const char *path, const char *label)
+/* @full: with -I (the topology features printed, not just named) */
+static void compare_file(const char *path, const char *name, int full)
 {
+	char label[700];
 	struct pk_buf want, got;
 	struct pk_perfdata *p = NULL;
 	struct pk_diag d;
@@ -780,9 +783,10 @@ static void compare_file(const char *path, const char *label)
 	size_t nw, ng, i, j, skipped = 0;
 	int err, diff = 0;
 
+	snprintf(label, sizeof(label), "%s%s", name, full ? " -I" : "");
 	pk_buf_init(&want);
 	pk_buf_init(&got);
-	if (perf_header(path, &want)) {
+	if (perf_header(path, full, &want)) {
 		/* perf 6.1 cannot read it (attr size 136, not perf.data, ...): SOURCES.md "no" */
 		diag("%s: perf 6.1 does not read it, no comparison", label);
 		pk_buf_release(&want);
@@ -798,7 +802,7 @@ static void compare_file(const char *path, const char *label)
 		pk_buf_release(&want);
 		return;
 	}
-	is_int(pk_perfdata_header_print(p, &got), 0, "%s: header printed", label);
+	is_int(pk_perfdata_header_print(p, full, &got), 0, "%s: header printed", label);
 	nw = split_lines(want.data, want.len, &wl);
 	ng = split_lines(got.data ? got.data : "", got.len, &gl);
 	for (i = 0, j = 0; i < nw || j < ng;) {
@@ -878,7 +882,8 @@ static void test_oracle(void)
 				continue;
 			snprintf(path, sizeof(path), "%s/%s", sub, n);
 			snprintf(label, sizeof(label), "%s/%s", e->d_name, n);
-			compare_file(path, label);
+			compare_file(path, label, 0);
+			compare_file(path, label, 1);
 			files++;
 		}
 		closedir(dd);
@@ -927,7 +932,8 @@ static void test_oracle_recorded(void)
 			diag("%s: perf could not record here (%s), no comparison", label, cmd);
 			continue;
 		}
-		compare_file(path, label);
+		compare_file(path, label, 0);
+		compare_file(path, label, 1);
 		unlink(path);
 	}
 	rmdir(dir);
