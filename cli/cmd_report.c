@@ -21,6 +21,7 @@ static const char usage_text[] =
 	"                      [-g MODE,THRESHOLD,LIMIT,ORDER,KEY,VALUE] [--percent-limit P] [-n]\n"
 	"                      [--comm L] [--pid L] [--tid L] [--dsos L] [--symbols L] [--cpu L] [--time S,E]\n"
 	"                      [--percentage relative|absolute] [--show-total-period] [-G] [--max-stack N]\n"
+	"                      [--switch-on EV] [--switch-off EV] [--show-on-off-events]\n"
 	"                      [--show-cpu-utilization] [--hierarchy]\n"
 	"                      [--header|--header-only] [-I] [-D] [--stats] [--tasks|--mmaps]\n"
 	"                      [--format F -o OUT] [-v]\n"
@@ -57,6 +58,8 @@ static const char usage_text[] =
 	"      --comm, --pid, --tid, -d/--dsos, -S/--symbols, -C/--cpu LIST; --time START,END\n"
 	"                         only the samples of these; a comm, DSO or symbol list of one\n"
 	"                         name hides that column and names it above the report\n"
+	"      --switch-on EV, --switch-off EV  only the samples after an EV sample, until one\n"
+	"                         of the other (--show-on-off-events: and those two)\n"
 	"      --symfs DIR        look binaries up under DIR (and no local kernel symbols)\n"
 	"      --kallsyms FILE    the kernel's symbols from FILE (default /proc/kallsyms)\n"
 	"      --no-demangle      C++ and Rust names as in the binary\n"
@@ -335,6 +338,12 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 			o->filter.cpus = v;
 		} else if ((v = argval(argc, argv, &i, "--time"))) {
 			o->filter.time = v;
+		} else if ((v = argval(argc, argv, &i, "--switch-on"))) {
+			o->filter.switch_on = v;
+		} else if ((v = argval(argc, argv, &i, "--switch-off"))) {
+			o->filter.switch_off = v;
+		} else if (!strcmp(a, "--show-on-off-events")) {
+			o->filter.show_on_off_events = 1;
 		} else if ((v = argval(argc, argv, &i, "--percentage"))) {
 			if (strcmp(v, "relative") && strcmp(v, "absolute")) {
 				cli_error("--percentage takes relative or absolute, not '%s'", v);

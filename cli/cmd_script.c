@@ -23,6 +23,7 @@ static void script_usage(FILE *f)
 		"                      [--show-task-events] [--show-{switch,lost,namespace,cgroup,bpf}-events]\n"
 		"                      [--comm LIST] [--pid LIST] [--tid LIST]\n"
 		"                      [-C CPUS] [--time START,END] [--dsos LIST] [-S SYMS]\n"
+		"                      [--switch-on EV] [--switch-off EV] [--show-on-off-events]\n"
 		"                      [--max-stack N] [-G] [--inline] [--ns] [--reltime|--deltatime]\n"
 		"                      [--symfs DIR] [--kallsyms FILE] [--no-demangle] [-v]\n"
 		"\n"
@@ -43,6 +44,8 @@ static void script_usage(FILE *f)
 		"  -C, --cpu CPUS          only these CPUs (\"0-3,5\")\n"
 		"      --time START,END    only samples in this time range (seconds)\n"
 		"      --dsos LIST, -S, --symbols LIST   only samples in these DSOs / symbols\n"
+		"      --switch-on EV, --switch-off EV   only samples after an EV sample, until one\n"
+		"                          of the other (--show-on-off-events: and those two)\n"
 		"      --max-stack N       call-chain depth (default 127)\n"
 		"  -G, --hide-call-graph   do not print call chains\n"
 		"      --inline            add the functions inlined at each call-chain address\n"
@@ -61,6 +64,7 @@ enum {
 	OPT_MAX_STACK, OPT_INLINE, OPT_NO_INLINE, OPT_NS, OPT_RELTIME, OPT_DELTATIME,
 	OPT_SYMFS, OPT_KALLSYMS, OPT_DEMANGLE, OPT_NO_DEMANGLE,
 	OPT_SWITCH, OPT_LOST, OPT_NAMESPACE, OPT_CGROUP, OPT_BPF, OPT_FULL_SOURCE_PATH, OPT_PER_EVENT_DUMP,
+	OPT_SWITCH_ON, OPT_SWITCH_OFF, OPT_SHOW_ON_OFF,
 };
 
 static int append_fields(char **acc, const char *arg)
@@ -99,6 +103,9 @@ int cmd_script(int argc, char **argv)
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "time", required_argument, NULL, OPT_TIME },
 		{ "dsos", required_argument, NULL, OPT_DSOS },
+		{ "switch-on", required_argument, NULL, OPT_SWITCH_ON },
+		{ "switch-off", required_argument, NULL, OPT_SWITCH_OFF },
+		{ "show-on-off-events", no_argument, NULL, OPT_SHOW_ON_OFF },
 		{ "symbols", required_argument, NULL, 'S' },
 		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 		{ "hide-call-graph", no_argument, NULL, 'G' },
@@ -116,7 +123,9 @@ int cmd_script(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct pk_session_opts sopts = { .sz = sizeof(sopts), .ordered = 1 };
+	/* perf script decides --switch-on/off after its --comm, --pid, --dsos ... filters */
+	struct pk_session_opts sopts = { .sz = sizeof(sopts), .ordered = 1,
+					 .filter = { .switch_after_filters = 1 } };
 	struct pk_script_opts opts = { .sz = sizeof(opts) };
 	const char *input = NULL;
 	char *fields = NULL;
@@ -152,6 +161,9 @@ int cmd_script(int argc, char **argv)
 		case OPT_TIME: sopts.filter.time = optarg; break;
 		case OPT_DSOS: sopts.filter.dsos = optarg; break;
 		case 'S': sopts.filter.symbols = optarg; break;
+		case OPT_SWITCH_ON: sopts.filter.switch_on = optarg; break;
+		case OPT_SWITCH_OFF: sopts.filter.switch_off = optarg; break;
+		case OPT_SHOW_ON_OFF: sopts.filter.show_on_off_events = 1; break;
 		case OPT_MAX_STACK: {
 			char *end;
 			long v = strtol(optarg, &end, 10);

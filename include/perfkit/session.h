@@ -65,6 +65,17 @@ struct pk_session_filter {
 	int hide_unresolved;         /* -U: leave out samples whose ip has no symbol (perf report
 	                                leaves them out of its totals, as those outside --time),
 	                                and the call-chain frames that have none */
+	/*
+	 * --switch-on / --switch-off EVENT: drop the samples before the first
+	 * switch-on sample, and from a switch-off sample to the next switch-on
+	 * (with no switch-on event, only the switch-off samples); the switching
+	 * samples too unless @show_on_off_events. Uncounted, as outside --time.
+	 * @switch_after_filters: decided after --comm, --pid, --dsos ... (perf
+	 * script), else before them (perf report).
+	 */
+	const char *switch_on, *switch_off;
+	int show_on_off_events;
+	int switch_after_filters;
 };
 
 struct pk_session_opts {

@@ -105,6 +105,20 @@ struct pk_filter {
 };
 
 int pk_filter_parse(struct pk_filter *f, const struct pk_session_filter *in, struct pk_diag *d);
+
+/* evswitch.c: --switch-on / --switch-off */
+struct pk_evswitch {
+	const char *on_name, *off_name;
+	const struct pk_evsel *on, *off;    /* NULL until known (a pipe's attrs come later) */
+	int discarding;
+	int show_on_off;             /* --show-on-off-events: the switching samples are kept */
+	int late;                    /* after the other filters (perf script), else before them */
+};
+/* Set up from @in for the file @p: -EINVAL (said in @d) when it has no event of a name given. */
+int pk_evswitch_init(struct pk_evswitch *w, const struct pk_session_filter *in, struct pk_perfdata *p,
+		     struct pk_diag *d);
+/* 1: drop this sample of @ev (and move the switch). */
+int pk_evswitch_discard(struct pk_evswitch *w, const struct pk_evsel *ev);
 void pk_filter_release(struct pk_filter *f);
 /* Parse perf's --time "START,END" (seconds.fraction) into nanoseconds; 0 or -EINVAL. */
 int pk_filter_parse_time(const char *s, uint64_t *start, uint64_t *end);

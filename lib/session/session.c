@@ -22,6 +22,7 @@ struct pk_session {
 	struct pk_symbols *syms;
 	struct pk_session_opts opts;
 	struct pk_filter filter;
+	struct pk_evswitch evswitch; /* --switch-on / --switch-off */
 	char *osrelease;
 	struct pk_session_counts *counts;
 	size_t nr_counts;
@@ -87,6 +88,8 @@ int pk_session_open(const char *path, const struct pk_session_opts *opts_in,
 	}
 	ret = pk_perfdata_open(path, &popts, &ss->data, d);
 	if (ret < 0)
+		goto fail;
+	if ((ret = pk_evswitch_init(&ss->evswitch, &ss->opts.filter, ss->data, d)) < 0)
 		goto fail;
 	f = pk_perfdata_features(ss->data);
 	if (ss->opts.time_relative && f) {
@@ -305,6 +308,8 @@ static int handle_sample(struct run_ctx *rc, const struct pk_record *r)
 		return pk_diag_fail(rc->d, -ENOMEM, "out of memory");
 	if (ss->filter.active && !pk_filter_in_range(&ss->filter, s))
 		return deliver_sample(rc, &rs, OUT_OF_RANGE);
+	if (!ss->evswitch.late && pk_evswitch_discard(&ss->evswitch, ev))
+		return deliver_sample(rc, &rs, OUT_OF_RANGE);
 	if (ss->filter.active && !pk_filter_match_thread(&ss->filter, rs.thread)) {
 		if (!ss->opts.deliver_filtered)
 			return deliver_sample(rc, &rs, FILTERED);
@@ -324,6 +329,8 @@ static int handle_sample(struct run_ctx *rc, const struct pk_record *r)
 			return deliver_sample(rc, &rs, FILTERED);
 		rs.filtered = 1;
 	}
+	if (ss->evswitch.late && !rs.filtered && pk_evswitch_discard(&ss->evswitch, ev))
+		return deliver_sample(rc, &rs, OUT_OF_RANGE);
 	ret = pk_callchain_build(ss->syms, rs.thread, s,
 				 !!(ev->attr.attr.branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK),
 				 ss->opts.max_stack, ss->opts.max_stack_callers, &ss->frames);
