@@ -54,6 +54,7 @@ static const char usage_text[] =
 	"      --max-stack N      call-chain entries kept per sample (default 127)\n"
 	"      --group            one block per event group, a column per member (the default for\n"
 	"                         files with groups); --no-group: one block per event\n"
+	"      --group-sort-idx N the rows of a group by member N's values first\n"
 	"  -p, --parent REGEX     regex of the parent sort key\n"
 	"      --comm, --pid, --tid, -d/--dsos, -S/--symbols, -C/--cpu LIST; --time START,END\n"
 	"                         only the samples of these; a comm, DSO or symbol list of one\n"
@@ -119,6 +120,7 @@ struct report_cli {
 	const char *symbol_filter;      /* --symbol-filter TEXT */
 	int hierarchy;                  /* --hierarchy */
 	int show_info;                  /* -I: the header's topology features too */
+	int group_sort_idx;             /* --group-sort-idx N */
 	const char *parent;
 	struct pk_session_filter filter;
 	struct pk_symbols_opts symbols; /* --symfs, --kallsyms, --no-demangle */
@@ -412,6 +414,14 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 			o->field_sep = a + 2;
 		} else if (!strcmp(a, "--hierarchy")) {
 			o->hierarchy = 1;
+		} else if ((v = argval(argc, argv, &i, "--group-sort-idx"))) {
+			char *end;
+
+			o->group_sort_idx = (int)strtol(v, &end, 0);
+			if (*end || !*v) {
+				cli_error("--group-sort-idx takes a number, not '%s'", v);
+				return -EINVAL;
+			}
 		} else {
 			cli_error("unknown option '%s'", a);
 			fputs(usage_text, stderr);
@@ -482,7 +492,7 @@ static struct pk_report_opts report_opts(const struct report_cli *o)
 		.cg_threshold = o->cg_threshold, .percent_limit = o->percent_limit,
 		.cg_value = o->cg_value, .cg_print_limit = o->cg_print_limit,
 		.cg_by_address = o->cg_by_address, .symbol_filter = o->symbol_filter,
-		.hierarchy = o->hierarchy,
+		.hierarchy = o->hierarchy, .group_sort_idx = o->group_sort_idx,
 		.show_nr_samples = o->nr, .show_total_period = o->total_period,
 		.show_cpu_utilization = o->cpu_utilization,
 		.header = o->header, .parent_regex = o->parent,
@@ -549,6 +559,22 @@ static int run_export(struct report_cli *o, struct pk_session *ss, struct pk_dia
 	return 0;
 }
 
+/*
+ * perf refuses --group-sort-idx without groups: GROUP_DESC with one of
+ * several members, or --group over several events. A pipe's come later.
+ */
+static int file_has_groups(struct pk_perfdata *p, int forced)
+{
+	const struct pk_features *f = pk_perfdata_features(p);
+
+	if (pk_perfdata_is_pipe(p) || (forced && pk_perfdata_nr_evsels(p) > 1))
+		return 1;
+	for (uint32_t g = 0; f && pk_features_has(f, PK_FEAT_GROUP_DESC) && g < f->nr_groups; g++)
+		if (f->groups[g].nr_members > 1)
+			return 1;
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_cli o = { .children = -1, .cg_threshold = 0.5 };
@@ -608,6 +634,13 @@ int cmd_report(int argc, char **argv)
 		return cli_status_of(err);
 	}
 
+	if (r && o.group_sort_idx && !file_has_groups(pk_session_data(ss), o.group > 0)) {
+		cli_error("'%s': --group-sort-idx: the file has no event groups (record with -e '{a,b}', or "
+			  "report with --group)", o.input);
+		pk_report_free(r);
+		pk_session_close(ss);
+		return 2;
+	}
 	if (o.quiet)            /* perf -q prints no header, and the report even with --header-only */
 		o.header = o.header_only = 0;
 	if (o.header || o.header_only) {

@@ -91,6 +91,10 @@ struct pk_report_opts {
 	int hierarchy;               /* --hierarchy: the rows as a tree, a level per sort key, each
 	                                node with the sum of the rows under it (no Children column:
 	                                perf turns it off, after it chose the caller order) */
+	int group_sort_idx;          /* --group-sort-idx N: a group's rows by member N's values first
+	                                (1..members-1: then the other members', not the leader's);
+	                                0: perf's default (leader, then each member); another number:
+	                                the leader's only */
 };
 
 struct pk_report;

@@ -180,6 +180,30 @@ static uint64_t value_of(const struct rp_entry *e, unsigned kind)
 	}
 }
 
+/*
+ * One value column of two rows of @nr members, perf's __hpp__sort: the
+ * leader's, then each member's in turn; with --group-sort-idx N (a member
+ * of the group) member N's, then the other members' but not the leader's
+ * (equal rows go by their keys); with another number than 0, the leader's
+ * only.
+ */
+static int group_values_cmp(const struct pk_report *r, unsigned kind, const struct rp_entry *const *a,
+			    const struct rp_entry *const *b, uint32_t nr)
+{
+	int idx = r->o.group_sort_idx, c;
+
+	if (nr <= 1 || !idx)
+		idx = 0;
+	else if (idx < 0 || (uint32_t)idx >= nr)
+		return u64_desc(value_of(a[0], kind), value_of(b[0], kind));
+	if (idx && (c = u64_desc(value_of(a[idx], kind), value_of(b[idx], kind))))
+		return c;
+	for (uint32_t k = idx ? 1 : 0; k < nr; k++)
+		if ((int)k != idx && (c = u64_desc(value_of(a[k], kind), value_of(b[k], kind))))
+			return c;
+	return 0;
+}
+
 int rp_rows_before(const struct pk_report *r, const struct rp_entry *const *a,
 		   const struct rp_entry *const *b, uint32_t nr)
 {
@@ -212,10 +236,8 @@ int rp_rows_before(const struct pk_report *r, const struct rp_entry *const *a,
 				c = da > db ? -1 : 1;
 				return r->cg_order == PK_CG_CALLEE ? -c : c;
 			}
-		} else {
-			for (uint32_t k = 0; k < nr; k++)
-				if ((c = u64_desc(value_of(a[k], it.kind), value_of(b[k], it.kind))))
-					return c;
+		} else if ((c = group_values_cmp(r, it.kind, a, b, nr))) {
+			return c;
 		}
 	}
 	return 0;

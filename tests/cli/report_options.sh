@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# perfkit report's smaller options against perf report 6.1 on the same
+# files, the whole text: --group-sort-idx (a group's rows by one member's
+# values: two- and three-member groups, with Children, -n, --hierarchy, an
+# index out of range, and the refusal on a file without groups).
+. "$(dirname "$0")/tap-lib.bash"
+[ -x "$PERFKIT" ] || skip_all "$PERFKIT not built"
+have_perf || skip_all "no usable perf"
+SHARED=${PK_SHARED:-../shared}
+W="$PK_WORKLOAD"
+
+# same NAME FILE ARGS...: the same report text, the closing tip aside
+same() {
+	local name=$1 f=$2; shift 2
+	perf report --stdio "$@" -i "$f" 2>/dev/null | grep -v -e '^# (Tip' -e '^# (Cannot load tips' >"$TMP/perf.out"
+	"$PERFKIT" report --stdio "$@" -i "$f" 2>/dev/null | grep -v '^# (Tip' >"$TMP/pk.out"
+	if [ ! -s "$TMP/perf.out" ]; then skip "$name: perf printed nothing"
+	elif diff "$TMP/perf.out" "$TMP/pk.out" >"$TMP/diff"; then pass "$name"
+	else fail "$name" "$(head -12 "$TMP/diff")"; keep_files report_options "$f" "$TMP/diff"; fi
+}
+
+rec() { perf record -q "$@" >/dev/null 2>&1; }
+# members whose rows order otherwise than the leader's: page faults against time
+rec -g -e '{cpu-clock,page-faults}' -F 999 -o "$TMP/g2.data" -- "$W" --spin-ms 100 --pages 2000
+rec -e '{cpu-clock,task-clock,page-faults}' -F 999 -o "$TMP/g3.data" -- "$W" --spin-ms 100 --pages 2000
+rec -e cpu-clock -e page-faults -F 999 -o "$TMP/nogroup.data" -- "$W" --spin-ms 50
+
+for t in g2 g3; do
+	f="$TMP/$t.data"
+	if [ ! -s "$f" ]; then skip "perf record failed for $t.data"; continue; fi
+	for idx in 1 2 3 -1; do
+		same "$t.data: --group-sort-idx $idx" "$f" --group-sort-idx "$idx" --sort dso,sym -g none
+	done
+	same "$t.data: --group-sort-idx 1 -n --sort sym" "$f" --group-sort-idx 1 -n --sort sym -g none
+	same "$t.data: --group-sort-idx 1 --children" "$f" --group-sort-idx 1 --children --sort sym -g none
+	same "$t.data: --group-sort-idx 1 --no-children, call graphs" "$f" --group-sort-idx 1 --no-children --sort sym
+	same "$t.data: --group-sort-idx 1 --hierarchy" "$f" --group-sort-idx 1 --hierarchy --sort dso,sym -g none
+done
+f="$SHARED/data/perf.data/quipper/perf.data.group_desc-4.14"
+[ -f "$f" ] && same "group_desc-4.14: --group-sort-idx 1" "$f" --group-sort-idx 1 --sort comm,dso,sym
+f="$TMP/nogroup.data"
+if [ -s "$f" ]; then
+	"$PERFKIT" report --stdio --group-sort-idx 1 -i "$f" >/dev/null 2>"$TMP/e"
+	is "$?" 2 "--group-sort-idx without groups: exit status 2 (perf refuses it)"
+	grep -q "no event groups" "$TMP/e"; ok $? "--group-sort-idx without groups: says why"
+	same "--group-sort-idx with --group on a file without groups" "$f" --group --group-sort-idx 1 --sort sym -g none
+fi
+"$PERFKIT" report --stdio --group-sort-idx x -i "$TMP/g2.data" >/dev/null 2>&1
+is "$?" 2 "--group-sort-idx x: exit status 2"
+done_testing
