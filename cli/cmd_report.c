@@ -56,6 +56,7 @@ static const char usage_text[] =
 	"                         files with groups); --no-group: one block per event\n"
 	"      --group-sort-idx N the rows of a group by member N's values first\n"
 	"  -p, --parent REGEX     regex of the parent sort key\n"
+	"  -x, --exclude-other    only the rows whose parent matches (not [other])\n"
 	"      --comm, --pid, --tid, -d/--dsos, -S/--symbols, -C/--cpu LIST; --time START,END\n"
 	"                         only the samples of these; a comm, DSO or symbol list of one\n"
 	"                         name hides that column and names it above the report\n"
@@ -121,6 +122,7 @@ struct report_cli {
 	int hierarchy;                  /* --hierarchy */
 	int show_info;                  /* -I: the header's topology features too */
 	int group_sort_idx;             /* --group-sort-idx N */
+	int exclude_other;              /* -x */
 	const char *parent;
 	struct pk_session_filter filter;
 	struct pk_symbols_opts symbols; /* --symfs, --kallsyms, --no-demangle */
@@ -414,6 +416,8 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 			o->field_sep = a + 2;
 		} else if (!strcmp(a, "--hierarchy")) {
 			o->hierarchy = 1;
+		} else if (!strcmp(a, "-x") || !strcmp(a, "--exclude-other")) {
+			o->exclude_other = 1;
 		} else if ((v = argval(argc, argv, &i, "--group-sort-idx"))) {
 			char *end;
 
@@ -493,6 +497,7 @@ static struct pk_report_opts report_opts(const struct report_cli *o)
 		.cg_value = o->cg_value, .cg_print_limit = o->cg_print_limit,
 		.cg_by_address = o->cg_by_address, .symbol_filter = o->symbol_filter,
 		.hierarchy = o->hierarchy, .group_sort_idx = o->group_sort_idx,
+		.exclude_other = o->exclude_other,
 		.show_nr_samples = o->nr, .show_total_period = o->total_period,
 		.show_cpu_utilization = o->cpu_utilization,
 		.header = o->header, .parent_regex = o->parent,

@@ -95,6 +95,8 @@ struct pk_report_opts {
 	                                (1..members-1: then the other members', not the leader's);
 	                                0: perf's default (leader, then each member); another number:
 	                                the leader's only */
+	int exclude_other;           /* -x: rows without a parent match (the parent key's [other])
+	                                are hidden, counted in the totals (perf's parent filter) */
 };
 
 struct pk_report;

@@ -199,7 +199,7 @@ static int group_values_cmp(const struct pk_report *r, unsigned kind, const stru
 	if (idx && (c = u64_desc(value_of(a[idx], kind), value_of(b[idx], kind))))
 		return c;
 	for (uint32_t k = idx ? 1 : 0; k < nr; k++)
-		if ((int)k != idx && (c = u64_desc(value_of(a[k], kind), value_of(b[k], kind))))
+		if ((!idx || (int)k != idx) && (c = u64_desc(value_of(a[k], kind), value_of(b[k], kind))))
 			return c;
 	return 0;
 }

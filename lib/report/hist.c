@@ -49,6 +49,10 @@ static int rp_parse_columns(struct pk_report *r, struct pk_diag *d)
 	if (!err && !r->nr_sort_items && !r->fields_strict)
 		err = rp_items_parse(r, r->branch_mode ? "comm,dso_from,symbol_from,symbol_to,cycles" : "comm,dso,sym",
 				     "--sort", r->sort_items, &r->nr_sort_items, d);
+	/* perf's -p REGEX sorts by the parent too (last, unless --sort names it) */
+	if (!err && r->o.parent_regex && !r->has_parent_key &&
+	    rp_items_add_key(r, rp_keydef_find("parent"), r->sort_items, &r->nr_sort_items))
+		err = pk_diag_fail(d, -EINVAL, "too many --sort keys with the parent's");
 	if (err)
 		return err;
 	r->cpu_columns = r->o.show_cpu_utilization;
@@ -289,7 +293,8 @@ uint32_t rp_entry_get(struct pk_report *r, const struct rp_keyctx *c)
 		memcpy(e->key, key, sizeof(key));
 		e->hash = h;
 		e->evsel = (uint32_t)key[0];
-		e->filtered = c->rs->filtered ? RP_FILTERED_SAMPLE : 0;  /* perf: its first sample's, whatever later ones say */
+		/* perf: its first sample's, whatever later ones say; -x: no parent match is one too */
+		e->filtered = c->rs->filtered || (r->o.exclude_other && !c->parent_id) ? RP_FILTERED_SAMPLE : 0;
 		if (rp_entry_display(r, e, c))
 			return UINT32_MAX;
 	}
@@ -327,9 +332,11 @@ uint32_t rp_comm_text_id(struct rp_strtab *t, const struct pk_rsample *rs, const
 	return rp_strtab_id(t, buf);
 }
 
+/* perf's parent: the first frame the regex matches, in the call graph's order (callers first for -g caller) */
 static uint32_t rp_parent_id(struct pk_report *r, const struct pk_rsample *rs)
 {
-	for (uint32_t i = 0; i < rs->nr_frames; i++) {
+	for (uint32_t k = 0; k < rs->nr_frames; k++) {
+		uint32_t i = r->cg_order == PK_CG_CALLER ? rs->nr_frames - 1 - k : k;
 		const struct pk_sym *s = rs->frames[i].sym;
 
 		if (s && s->name && !regexec(&r->parent_re, s->name, 0, NULL, 0))

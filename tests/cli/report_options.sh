@@ -2,7 +2,9 @@
 # perfkit report's smaller options against perf report 6.1 on the same
 # files, the whole text: --group-sort-idx (a group's rows by one member's
 # values: two- and three-member groups, with Children, -n, --hierarchy, an
-# index out of range, and the refusal on a file without groups).
+# index out of range, and the refusal on a file without groups); -p REGEX,
+# which adds the parent key (found callers first in Children mode), and -x
+# (--exclude-other), which hides the rows without a parent match.
 . "$(dirname "$0")/tap-lib.bash"
 [ -x "$PERFKIT" ] || skip_all "$PERFKIT not built"
 have_perf || skip_all "no usable perf"
@@ -36,6 +38,21 @@ for t in g2 g3; do
 	same "$t.data: --group-sort-idx 1 --no-children, call graphs" "$f" --group-sort-idx 1 --no-children --sort sym
 	same "$t.data: --group-sort-idx 1 --hierarchy" "$f" --group-sort-idx 1 --hierarchy --sort dso,sym -g none
 done
+# the parent: clock_gettime's callers and callees (vdso, libc, the kernel), and the workload's loop
+rec -g -e cpu-clock -F 1999 -o "$TMP/p.data" -- "$W" --spin-ms 150
+f="$TMP/p.data"
+if [ -s "$f" ]; then
+	same "--sort dso,parent" "$f" --sort dso,parent -g none
+	same "-p: the parent key added" "$f" -p clock_gettime --no-children
+	same "-p, Children: the outermost match" "$f" -p clock_gettime -g none
+	same "-p -x: rows without a match hidden" "$f" -p clock_gettime -x
+	same "-p -x --no-children -n" "$f" -p clock_gettime -x --no-children -n -g none
+	same "-x without -p: every row hidden" "$f" -x -g none
+	same "-p -x --percentage relative" "$f" -p clock_gettime -x --percentage relative
+	same "-p -x --hierarchy" "$f" -p clock_gettime -x --hierarchy --no-children
+else
+	skip "perf record failed for p.data"
+fi
 f="$SHARED/data/perf.data/quipper/perf.data.group_desc-4.14"
 [ -f "$f" ] && same "group_desc-4.14: --group-sort-idx 1" "$f" --group-sort-idx 1 --sort comm,dso,sym
 f="$TMP/nogroup.data"
