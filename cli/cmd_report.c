@@ -85,7 +85,7 @@ static const char usage_text[] =
 	"      --format F         folded, pprof, json or svg (with -o FILE)\n"
 	"  -o, --output FILE      where --format writes (default standard output)\n"
 	"  -t, --field-separator S  columns joined by S, not aligned (S in a value becomes '.')\n"
-	"  -q, --quiet            no '#' lines (header, titles, column names) and no warnings\n"
+	"  -q, --quiet            no '#' lines (header, titles, column names) and no warnings\n"	"  -f, --force            accepted for perf's sake: perfkit reads others' files anyway\n"
 	"  -v, --verbose          more messages\n"
 	"      --threads N        1: build the report on one thread; 2 (default with two CPUs\n"
 	"                         or more): a second thread adds the samples while the first\n"
@@ -416,6 +416,8 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 			o->field_sep = a + 2;
 		} else if (!strcmp(a, "--hierarchy")) {
 			o->hierarchy = 1;
+		} else if (!strcmp(a, "-f") || !strcmp(a, "--force")) {
+			/* perf: read another user's file; perfkit never refuses one */
 		} else if (!strcmp(a, "-x") || !strcmp(a, "--exclude-other")) {
 			o->exclude_other = 1;
 		} else if ((v = argval(argc, argv, &i, "--group-sort-idx"))) {

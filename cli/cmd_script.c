@@ -19,7 +19,7 @@
 static void script_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: perfkit script [-i FILE|-] [-F FIELDS] [--header [-I]] [--show-mmap-events]\n"
+		"usage: perfkit script [-i FILE|-] [-F FIELDS] [--header|--header-only [-I]] [--show-mmap-events]\n"
 		"                      [--show-task-events] [--show-{switch,lost,namespace,cgroup,bpf}-events]\n"
 		"                      [--comm LIST] [--pid LIST] [--tid LIST]\n"
 		"                      [-C CPUS] [--time START,END] [--dsos LIST] [-S SYMS]\n"
@@ -35,6 +35,8 @@ static void script_usage(FILE *f)
 		"                          TYPE:LIST, +field, -field\n"
 		"      --header            print the file's header information first\n"
 		"  -I, --show-info         with it, the CPU, NUMA, cache and memory topology too\n"
+		"      --header-only       only the header\n"
+		"  -f, --force             accepted for perf's sake: perfkit reads others' files anyway\n"
 		"      --show-mmap-events  print MMAP/MMAP2 records\n"
 		"      --show-task-events  print COMM/FORK/EXIT records\n"
 		"      --show-switch-events, --show-lost-events, --show-namespace-events,\n"
@@ -64,7 +66,7 @@ enum {
 	OPT_MAX_STACK, OPT_INLINE, OPT_NO_INLINE, OPT_NS, OPT_RELTIME, OPT_DELTATIME,
 	OPT_SYMFS, OPT_KALLSYMS, OPT_DEMANGLE, OPT_NO_DEMANGLE,
 	OPT_SWITCH, OPT_LOST, OPT_NAMESPACE, OPT_CGROUP, OPT_BPF, OPT_FULL_SOURCE_PATH, OPT_PER_EVENT_DUMP,
-	OPT_SWITCH_ON, OPT_SWITCH_OFF, OPT_SHOW_ON_OFF,
+	OPT_SWITCH_ON, OPT_SWITCH_OFF, OPT_SHOW_ON_OFF, OPT_HEADER_ONLY,
 };
 
 static int append_fields(char **acc, const char *arg)
@@ -88,6 +90,8 @@ int cmd_script(int argc, char **argv)
 		{ "fields", required_argument, NULL, 'F' },
 		{ "header", no_argument, NULL, OPT_HEADER },
 		{ "show-info", no_argument, NULL, 'I' },
+		{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
+		{ "force", no_argument, NULL, 'f' },
 		{ "show-mmap-events", no_argument, NULL, OPT_MMAP },
 		{ "show-task-events", no_argument, NULL, OPT_TASK },
 		{ "show-switch-events", no_argument, NULL, OPT_SWITCH },
@@ -135,7 +139,7 @@ int cmd_script(int argc, char **argv)
 	static char outbuf[1 << 20];
 	struct pk_diag d;
 
-	while ((opt = getopt_long(argc, argv, "i:F:C:S:GIvh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "i:F:C:S:GIfvh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'i': input = optarg; break;
 		case 'F':
@@ -146,6 +150,8 @@ int cmd_script(int argc, char **argv)
 			break;
 		case OPT_HEADER: header = 1; break;
 		case 'I': full_info = 1; break;
+		case OPT_HEADER_ONLY: header = 2; break;
+		case 'f': break;        /* perf: read another user's file; perfkit never refuses one */
 		case OPT_MMAP: opts.show_mmap_events = 1; break;
 		case OPT_TASK: opts.show_task_events = 1; break;
 		case OPT_SWITCH: opts.show_switch_events = 1; break;
@@ -230,6 +236,8 @@ int cmd_script(int argc, char **argv)
 		if (pk_perfdata_header_print(pk_session_data(ss), full_info, &b) == 0 && b.len)
 			fwrite(b.data, 1, b.len, stdout);
 		pk_buf_release(&b);
+		if (header == 2)        /* --header-only */
+			goto out;
 	}
 	ret = pk_script_new(ss, &opts, stdout, &sc, &d);
 	if (ret < 0) {

@@ -4,7 +4,7 @@
 # values: two- and three-member groups, with Children, -n, --hierarchy, an
 # index out of range, and the refusal on a file without groups); -p REGEX,
 # which adds the parent key (found callers first in Children mode), and -x
-# (--exclude-other), which hides the rows without a parent match.
+# (--exclude-other), which hides the rows without a parent match; -f.
 . "$(dirname "$0")/tap-lib.bash"
 [ -x "$PERFKIT" ] || skip_all "$PERFKIT not built"
 have_perf || skip_all "no usable perf"
@@ -50,6 +50,7 @@ if [ -s "$f" ]; then
 	same "-x without -p: every row hidden" "$f" -x -g none
 	same "-p -x --percentage relative" "$f" -p clock_gettime -x --percentage relative
 	same "-p -x --hierarchy" "$f" -p clock_gettime -x --hierarchy --no-children
+	same "-f (--force): accepted, nothing changes" "$f" -f -g none
 else
 	skip "perf record failed for p.data"
 fi

@@ -128,6 +128,13 @@ if record -e cpu-clock -F 4999 -g --sample-cpu -o "$TMP/fp.data" -- "$W" --spin-
 		same "$TMP/p" "$TMP/k" "--header $o: perf's header lines"
 	done
 	grep -q '^# CPU 0: Core ID' "$TMP/k"; ok $? "--header -I: a line per CPU"
+	for o in --header-only "--header-only -I" "-f --header-only"; do
+		# shellcheck disable=SC2086 # options of their own
+		perf script $o -i "$TMP/fp.data" >"$TMP/p" 2>/dev/null
+		# shellcheck disable=SC2086
+		"$PERFKIT" script $o -i "$TMP/fp.data" >"$TMP/k" 2>/dev/null
+		same "$TMP/p" "$TMP/k" "$o: perf's header, nothing else"
+	done
 	# speed: the same output, written through the 1 MiB buffer
 	"$PERFKIT" script -i "$TMP/fp.data" >/dev/null; is $? 0 "default output exits 0"
 else
