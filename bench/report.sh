@@ -112,6 +112,8 @@ time_pair "report --stdio (children, call graphs; target >= 10x, <= 0.25 memory)
 	"perf report --stdio -i $BIG" "$PERFKIT report --stdio -i $BIG"
 time_pair "report --stdio --no-children (target >= 3x)" \
 	"perf report --stdio --no-children -i $BIG" "$PERFKIT report --stdio --no-children -i $BIG"
+time_pair "report --stdio --hierarchy (call graphs under the leaves)" \
+	"perf report --stdio --hierarchy -i $BIG" "$PERFKIT report --stdio --hierarchy -i $BIG"
 time_pair "script -F comm,tid,time,ip (target >= 2x)" \
 	"perf script -F comm,tid,time,ip -i $BIG" "$PERFKIT script -F comm,tid,time,ip -i $BIG"
 time_pair "folded stacks: perf script | stackcollapse vs report --format folded (target >= 10x)" \

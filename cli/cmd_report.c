@@ -68,6 +68,7 @@ static const char usage_text[] =
 	"      --full-source-path srcline and srcfile with the source file's whole path\n"
 	"      --ignore-callees RE  the call-chain frame of a function matching RE takes the\n"
 	"                         sample, and its callees go\n"
+	"      --raw-trace        the trace key's payloads as name=value per field\n"
 	"      --symbol-filter T  only rows whose symbol's name contains T\n"
 	"      --hierarchy        the rows as a tree, a level per sort key (comm, its DSOs,\n"
 	"                         their symbols), each node with the sum of the rows under it;\n"
@@ -123,6 +124,7 @@ struct report_cli {
 	int show_info;                  /* -I: the header's topology features too */
 	int group_sort_idx;             /* --group-sort-idx N */
 	int exclude_other;              /* -x */
+	int raw_trace;                  /* --raw-trace */
 	const char *parent;
 	struct pk_session_filter filter;
 	struct pk_symbols_opts symbols; /* --symfs, --kallsyms, --no-demangle */
@@ -416,6 +418,8 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 			o->field_sep = a + 2;
 		} else if (!strcmp(a, "--hierarchy")) {
 			o->hierarchy = 1;
+		} else if (!strcmp(a, "--raw-trace")) {
+			o->raw_trace = 1;
 		} else if (!strcmp(a, "-f") || !strcmp(a, "--force")) {
 			/* perf: read another user's file; perfkit never refuses one */
 		} else if (!strcmp(a, "-x") || !strcmp(a, "--exclude-other")) {
@@ -499,7 +503,7 @@ static struct pk_report_opts report_opts(const struct report_cli *o)
 		.cg_value = o->cg_value, .cg_print_limit = o->cg_print_limit,
 		.cg_by_address = o->cg_by_address, .symbol_filter = o->symbol_filter,
 		.hierarchy = o->hierarchy, .group_sort_idx = o->group_sort_idx,
-		.exclude_other = o->exclude_other,
+		.exclude_other = o->exclude_other, .raw_trace = o->raw_trace,
 		.show_nr_samples = o->nr, .show_total_period = o->total_period,
 		.show_cpu_utilization = o->cpu_utilization,
 		.header = o->header, .parent_regex = o->parent,
@@ -687,6 +691,14 @@ int cmd_report(int argc, char **argv)
 	} else if (o.format) {
 		rc = run_export(&o, ss, &d, &walk_err);
 	} else {
+		if (o.raw_trace && !(o.sort && *o.sort) && !(o.fields && *o.fields && *o.fields != '+') &&
+		    pk_perfdata_only_tracepoints(pk_session_data(ss))) {
+			cli_error("'%s': --raw-trace on tracepoints alone makes perf's column per field "
+				  "(trace_fields), which perfkit does not have: use --sort trace --raw-trace", o.input);
+			pk_report_free(r);
+			pk_session_close(ss);
+			return 2;
+		}
 		if (pk_report_setup(r, ss) == -ENOTSUP) {
 			cli_error("--sort or -F has a branch key (dso_from, dso_to, symbol_from, symbol_to, "
 				  "cycles): '%s' has no branch stacks (perf record -b)", o.input);

@@ -271,6 +271,8 @@ PK_API void pk_perfdata_data_section(const struct pk_perfdata *p, uint64_t *offs
 
 PK_API size_t pk_perfdata_nr_evsels(const struct pk_perfdata *p);
 PK_API const struct pk_evsel *pk_perfdata_evsel(const struct pk_perfdata *p, size_t idx);
+/* 1 when the file (not a pipe, whose attrs come later) has events and all are tracepoints. */
+PK_API int pk_perfdata_only_tracepoints(const struct pk_perfdata *p);
 /* The evsel a sample id belongs to, NULL if none (a single-attr file matches anything). */
 PK_API const struct pk_evsel *pk_perfdata_evsel_by_id(const struct pk_perfdata *p, uint64_t id);
 /*

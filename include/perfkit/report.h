@@ -97,6 +97,7 @@ struct pk_report_opts {
 	                                the leader's only */
 	int exclude_other;           /* -x: rows without a parent match (the parent key's [other])
 	                                are hidden, counted in the totals (perf's parent filter) */
+	int raw_trace;               /* --raw-trace: the trace key's text as " name=value" per field */
 };
 
 struct pk_report;

@@ -252,3 +252,16 @@ void pk_perfdata_evlist_release(struct pk_perfdata *p)
 	p->evsels = NULL;
 	p->nr_evsels = 0;
 }
+
+int pk_perfdata_only_tracepoints(const struct pk_perfdata *p)
+{
+	size_t n = pk_perfdata_nr_evsels(p);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct pk_evsel *ev = pk_perfdata_evsel(p, i);
+
+		if (!ev || ev->attr.attr.type != PERF_TYPE_TRACEPOINT)
+			return 0;
+	}
+	return n && !pk_perfdata_is_pipe(p);
+}

@@ -349,6 +349,8 @@ void rp_key_cell(const struct pk_report *r, int k, const struct rp_entry *e, con
 	char buf[1024];
 
 	rp_key_text(r, r->keys[k], e, buf, sizeof(buf));
+	if (id == RP_K_TRACE && strlen(buf) > width[k])     /* perf's "%-.*s" */
+		buf[width[k]] = '\0';
 	/* perf pads a column to its width only when it is not the last one, and
 	 * the own formats of sym, symoff, srcline, srcfile, time, the cgroup
 	 * keys, the branch symbols and trace do not pad */

@@ -48,7 +48,7 @@ struct hier {
 	struct hnode *nodes;
 	size_t nr_nodes, cap_nodes;
 	uint32_t *kids;                 /* children lists, one after another */
-	size_t nr_kids;
+	size_t nr_kids, cap_kids;
 	uint32_t *top;                  /* the top-level nodes, in output order */
 	uint32_t nr_top;
 	uint64_t total[64];             /* the percentages' base per member */
@@ -184,14 +184,18 @@ static int build(struct hier *h, uint32_t first, uint32_t n, int level, uint32_t
 			free(v);
 			return err;
 		}
-		all = realloc(h->kids, (h->nr_kids + nk + 1) * sizeof(*all));
-		if (!all) {
-			free(kids);
-			free(v);
-			return -ENOMEM;
+		if (h->nr_kids + nk > h->cap_kids) {
+			size_t cap = 2 * (h->nr_kids + nk) + 64;
+
+			if (!(all = realloc(h->kids, cap * sizeof(*all)))) {
+				free(kids);
+				free(v);
+				return -ENOMEM;
+			}
+			h->kids = all;
+			h->cap_kids = cap;
 		}
-		h->kids = all;
-		memcpy(&all[h->nr_kids], kids, nk * sizeof(*kids));
+		memcpy(&h->kids[h->nr_kids], kids, nk * sizeof(*kids));
 		h->nodes[v[i]].kids = (uint32_t)h->nr_kids;     /* nodes may have moved */
 		h->nodes[v[i]].nr_kids = nk;
 		h->nr_kids += nk;

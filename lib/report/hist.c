@@ -47,7 +47,8 @@ static int rp_parse_columns(struct pk_report *r, struct pk_diag *d)
 		}
 	}
 	if (!err && !r->nr_sort_items && !r->fields_strict)
-		err = rp_items_parse(r, r->branch_mode ? "comm,dso_from,symbol_from,symbol_to,cycles" : "comm,dso,sym",
+		err = rp_items_parse(r, r->branch_mode ? "comm,dso_from,symbol_from,symbol_to,cycles" :
+				     r->tracepoint_mode ? "trace" : "comm,dso,sym",
 				     "--sort", r->sort_items, &r->nr_sort_items, d);
 	/* perf's -p REGEX sorts by the parent too (last, unless --sort names it) */
 	if (!err && r->o.parent_regex && !r->has_parent_key &&
@@ -190,7 +191,7 @@ int pk_report_setup(struct pk_report *r, struct pk_session *ss)
 {
 	struct pk_perfdata *p = pk_session_data(ss);
 	size_t n = pk_perfdata_nr_evsels(p);
-	int cc = 0;
+	int cc = 0, mode_switched = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct pk_evsel *ev = pk_perfdata_evsel(p, i);
@@ -201,9 +202,16 @@ int pk_report_setup(struct pk_report *r, struct pk_session *ss)
 	r->syms = pk_session_symbols(ss);
 	r->feat = pk_perfdata_features(p);
 	r->pipe = pk_perfdata_is_pipe(p);
-	/* perf report switches to branch mode when the file has the BRANCH_STACK feature */
-	if (pk_features_has(pk_perfdata_features(p), PK_FEAT_BRANCH_STACK) && r->syms && !r->branch_mode) {
-		r->branch_mode = 1;
+	/*
+	 * perf report switches to branch mode when the file has the
+	 * BRANCH_STACK feature, and to tracepoint mode when a file's events
+	 * are all tracepoints (a pipe's come too late for perf to look)
+	 */
+	if (pk_features_has(pk_perfdata_features(p), PK_FEAT_BRANCH_STACK) && r->syms && !r->branch_mode)
+		r->branch_mode = mode_switched = 1;
+	else if (!r->branch_mode && !r->tracepoint_mode && pk_perfdata_only_tracepoints(p))
+		r->tracepoint_mode = mode_switched = 1;
+	if (mode_switched) {
 		/* and its default keys, unless --sort or -F LIST gave some */
 		if (!(r->o.sort && *r->o.sort) && !r->fields_strict) {
 			struct pk_diag d;

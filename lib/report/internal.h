@@ -268,6 +268,7 @@ struct pk_report {
 	int add_err;                /* the first failed pk_report_add: every later one gets it too */
 	int pipe;                   /* pipe-mode input: perf decides before seeing any attr */
 	int branch_mode;            /* HEADER_BRANCH_STACK: one entry per branch target, period 1 */
+	int tracepoint_mode;        /* a file of tracepoints only: perf's default key is trace */
 	int children;
 	int use_callchain;
 	enum pk_callgraph_mode cg_mode;

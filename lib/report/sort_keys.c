@@ -702,6 +702,15 @@ size_t rp_key_width(const struct pk_report *r, const struct rp_keydef *k, const 
 		return r->o.time_ns ? 16 : 12;
 	case RP_K_DSO_SIZE:     /* the title's width ("%*d" overflows it) */
 		return 0;
+	case RP_K_TRACE:
+		/*
+		 * perf makes the text when its comparison first meets the row: an
+		 * event of one sample never compares one, so its column keeps the
+		 * title's width and the text is cut to it
+		 */
+		if (e->evsel < r->nr_hists && r->hists[e->evsel].nr_samples <= 1)
+			return 0;
+		return strlen(str);
 	case RP_K_DSO_FROM:     /* perf sizes these by the DSOs of resolved ends only (else 16) */
 		return e->sym_from ? strlen(str) : 16;
 	case RP_K_DSO_TO:

@@ -1,7 +1,8 @@
 /*
  * The trace sort key (perf report --sort trace): a tracepoint sample's
  * payload as perf script's trace field prints it (the file's TRACING_DATA
- * through libtraceevent, lib/script/tracing.c), "N/A" for other samples.
+ * through libtraceevent, lib/script/tracing.c), or with --raw-trace every
+ * field as " name=value", "N/A" for other samples.
  * The text is interned: rows with equal payloads are one.
  */
 #include <errno.h>
@@ -70,7 +71,7 @@ uint32_t rp_trace_text_id(struct pk_report *r, const struct pk_rsample *rs)
 	t->text.len = 0;
 	if (pk_tracing_print(t->tep, &t->seq, t->scratch, rs->evsel->attr.attr.config,
 			     (s->present & PERF_SAMPLE_CPU) ? (int)s->cpu : -1, s->raw, s->raw_size,
-			     &t->text) == -ENOMEM)
+			     r->o.raw_trace, &t->text) == -ENOMEM)
 		return UINT32_MAX;
 	pk_obuf_putc(&t->text, '\0');
 	if (t->text.err)

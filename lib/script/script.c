@@ -660,7 +660,7 @@ int pk_script_sample(void *ctx, const struct pk_rsample *rs)
 		struct tep_handle *tep = pk_script_tracing(sc, NULL, 0);
 
 		if (tep && pk_tracing_print(tep, &sc->seq, sc->scratch, attr->config, cpu, s->raw,
-					    s->raw_size, o) == -ENOMEM && !sc->seq_failed) {
+					    s->raw_size, 0, o) == -ENOMEM && !sc->seq_failed) {
 			sc->seq_failed = 1;
 			pk_log(PK_LOG_WARN, "out of memory printing tracepoint fields: they are left out "
 			       "or cut short from here on");

@@ -241,7 +241,8 @@ void pk_tracing_free(struct tep_handle *tep)
 }
 
 int pk_tracing_print(struct tep_handle *tep, struct trace_seq *seq, uint8_t *scratch,
-		     uint64_t id, int cpu, const void *raw, uint32_t raw_size, struct pk_obuf *o)
+		     uint64_t id, int cpu, const void *raw, uint32_t raw_size, int fields,
+		     struct pk_obuf *o)
 {
 	struct tep_record rec;
 	struct tep_event *ev;
@@ -264,6 +265,11 @@ int pk_tracing_print(struct tep_handle *tep, struct trace_seq *seq, uint8_t *scr
 	rec.size = (int)raw_size;
 	rec.data = scratch;
 	trace_seq_reset(seq);
+	if (fields) {
+		pk_tracing_print_fields(tep, ev, scratch, PK_TRACE_SCRATCH, o);
+		memset(scratch, 0, raw_size);
+		return o->err ? -ENOMEM : 0;
+	}
 	tep_print_event(tep, seq, &rec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(seq);
 	memset(scratch, 0, raw_size);

@@ -4,7 +4,10 @@
 # values: two- and three-member groups, with Children, -n, --hierarchy, an
 # index out of range, and the refusal on a file without groups); -p REGEX,
 # which adds the parent key (found callers first in Children mode), and -x
-# (--exclude-other), which hides the rows without a parent match; -f.
+# (--exclude-other), which hides the rows without a parent match; -f; the
+# trace key by default on a file of tracepoints alone (not a pipe, as perf)
+# and --raw-trace's fields (perf 6.1's rules, not the installed
+# libtraceevent's), refused where perf would make a column per field.
 . "$(dirname "$0")/tap-lib.bash"
 [ -x "$PERFKIT" ] || skip_all "$PERFKIT not built"
 have_perf || skip_all "no usable perf"
@@ -53,6 +56,26 @@ if [ -s "$f" ]; then
 	same "-f (--force): accepted, nothing changes" "$f" -f -g none
 else
 	skip "perf record failed for p.data"
+fi
+# tracepoints alone: a string, signed and long fields (sched_switch) and pointers (write)
+rec -e sched:sched_switch -e syscalls:sys_enter_write -o "$TMP/tp.data" -- "$W" --writes 20 --sleep-ms 20
+f="$TMP/tp.data"
+if [ -s "$f" ]; then
+	same "tracepoints alone: sorted by trace by default" "$f"
+	same "tracepoints alone: -n --hierarchy" "$f" -n --hierarchy
+	same "tracepoints alone: -F +sample" "$f" -F +sample
+	same "--sort trace --raw-trace: name=value per field" "$f" --sort trace --raw-trace
+	same "--sort comm,trace --raw-trace -n" "$f" --sort comm,trace --raw-trace -n
+	"$PERFKIT" report --stdio --raw-trace -i "$f" >/dev/null 2>"$TMP/e"
+	is "$?" 2 "--raw-trace without --sort on tracepoints: exit status 2 (perf's per-field columns)"
+	grep -q "use --sort trace --raw-trace" "$TMP/e"; ok $? "--raw-trace without --sort: says what to use"
+	perf record -q -e sched:sched_switch -e syscalls:sys_enter_write -o - -- "$W" --writes 20 --sleep-ms 20 \
+		>"$TMP/tpipe.data" 2>/dev/null
+	perf report --stdio -i - <"$TMP/tpipe.data" 2>/dev/null | grep -v -e '^# (Tip' -e '^# (Cannot' >"$TMP/perf.out"
+	"$PERFKIT" report --stdio -i - <"$TMP/tpipe.data" 2>/dev/null | grep -v '^# (Tip' >"$TMP/pk.out"
+	diff "$TMP/perf.out" "$TMP/pk.out" >"$TMP/diff"; ok $? "tracepoints in a pipe: perf's usual keys"
+else
+	skip "perf record of tracepoints failed"
 fi
 f="$SHARED/data/perf.data/quipper/perf.data.group_desc-4.14"
 [ -f "$f" ] && same "group_desc-4.14: --group-sort-idx 1" "$f" --group-sort-idx 1 --sort comm,dso,sym
