@@ -65,6 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ro.fields = (pick & 64) ? "sym,overhead,sample,overhead_children" : NULL;
 	ro.field_sep = (pick & 128) ? "," : NULL;
 	ro.hierarchy = (pick & 0x44) == 0x04;                    /* never with -F, as the command */
+	ro.raw_trace = (pick & 0x44) == 0x44;                    /* the trace key's fields */
 	ro.show_nr_samples = ro.show_total_period = ro.show_cpu_utilization = pick & 1;
 	ro.threads = 1;
 	fd = memfd_create("fuzz", MFD_CLOEXEC);

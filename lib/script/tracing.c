@@ -151,9 +151,12 @@ static int keep_printk_lines(char *text)
 		if (good) {
 			memmove(out, line, n);
 			out += n;
-			*out++ = '\n';
+			if (nl)         /* (a last line has its NUL there: keep it) */
+				*out++ = '\n';
 		}
-		line += n + (nl ? 1 : 0);
+		if (!nl)
+			break;
+		line = nl + 1;
 	}
 	*out = 0;
 	return out != text;
