@@ -152,7 +152,8 @@ bench: deps
 # libFuzzer targets: the library is compiled once by clang with ASan+UBSan and
 # fuzzer coverage (build-fuzz/libperfkit-fuzz.a), then linked into each target.
 # Undefined behaviour stops the run like a crash (no recovery), so that the
-# fuzzer saves the input and fuzz-run fails.
+# fuzzer saves the input and fuzz-run fails. Leaks inside the libraries on
+# malformed input are suppressed (fuzz/lsan.supp), perfkit's are not.
 FUZZ_BUILD := build-fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O1 -g $(FUZZ_SAN) -Iinclude -Ilib $(PKG_CFLAGS)
@@ -181,6 +182,7 @@ fuzz-run: $(FUZZ_RUNS)
 
 $(FUZZ_RUNS): fuzz-run-%: $(FUZZ_BUILD)/fuzz_%
 	@mkdir -p $(FUZZ_BUILD)/corpus/$*; \
+	LSAN_OPTIONS=suppressions=$(abspath fuzz/lsan.supp) \
 	$< -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=1024 \
 		-print_final_stats=1 $(FUZZ_BUILD)/corpus/$* fuzz/corpus/$* \
 		2>$(FUZZ_BUILD)/$*.log || { echo "fuzz: $* FAILED"; tail -50 $(FUZZ_BUILD)/$*.log; exit 1; }; \
