@@ -15,6 +15,7 @@
 #include <perfkit/session.h>
 #include "cli.h"
 #include "report_dump.h"
+#include "report_threads.h"
 
 static const char usage_text[] =
 	"usage: perfkit report [-i FILE|-] [--stdio] [-s KEYS] [--children|--no-children]\n"
@@ -88,7 +89,8 @@ static const char usage_text[] =
 	"  -t, --field-separator S  columns joined by S, not aligned (S in a value becomes '.')\n"
 	"  -q, --quiet            no '#' lines (header, titles, column names) and no warnings\n"	"  -f, --force            accepted for perf's sake: perfkit reads others' files anyway\n"
 	"  -v, --verbose          more messages\n"
-	"      --threads N        1: build the report on one thread; 2 (default with two CPUs\n"
+	"  -T                     after the report, the counts of each thread that perf record -s\n"
+	"                         saved (perf's --threads; perfkit's --threads is below)\n"	"      --threads N        1: build the report on one thread; 2 (default with two CPUs\n"
 	"                         or more): a second thread adds the samples while the first\n"
 	"                         reads and resolves them (sort keys comm, dso and sym only)\n";
 
@@ -125,6 +127,7 @@ struct report_cli {
 	int group_sort_idx;             /* --group-sort-idx N */
 	int exclude_other;              /* -x */
 	int raw_trace;                  /* --raw-trace */
+	int show_threads;               /* -T */
 	const char *parent;
 	struct pk_session_filter filter;
 	struct pk_symbols_opts symbols; /* --symfs, --kallsyms, --no-demangle */
@@ -418,6 +421,8 @@ static int parse_args(struct report_cli *o, int argc, char **argv)
 			o->field_sep = a + 2;
 		} else if (!strcmp(a, "--hierarchy")) {
 			o->hierarchy = 1;
+		} else if (!strcmp(a, "-T")) {
+			o->show_threads = 1;
 		} else if (!strcmp(a, "--raw-trace")) {
 			o->raw_trace = 1;
 		} else if (!strcmp(a, "-f") || !strcmp(a, "--force")) {
@@ -469,7 +474,15 @@ struct report_sink {
 	struct pk_report *r;
 	struct pk_symbols *syms;
 	int kernel_hit;
+	struct report_threads *threads; /* -T: the READ records' counts */
 };
+
+static int on_read_record(void *ctx, const struct pk_record *r)
+{
+	struct report_sink *sink = ctx;
+
+	return report_threads_add(sink->threads, r);
+}
 
 static int on_report(void *ctx, const struct pk_rsample *rs)
 {
@@ -708,7 +721,13 @@ int cmd_report(int argc, char **argv)
 		}
 		sink.r = r;
 		sink.syms = pk_session_symbols(ss);
-		walk_err = pk_session_run(ss, on_report, NULL, &sink, &d);
+		if (o.show_threads && !(sink.threads = report_threads_new())) {
+			cli_error("out of memory");
+			pk_report_free(r);
+			pk_session_close(ss);
+			return 1;
+		}
+		walk_err = pk_session_run(ss, on_report, sink.threads ? on_read_record : NULL, &sink, &d);
 		if (!walk_err && !o.quiet)
 			cli_warn_kernel_map(o.input, pk_session_data(ss), sink.syms, sink.kernel_hit);
 		err = pk_report_finish(r);
@@ -726,7 +745,10 @@ int cmd_report(int argc, char **argv)
 		} else if (walk_err != -ENOMEM && err) {
 			cli_error("cannot print the report: %s", strerror(-err));
 			rc = 1;
+		} else if (walk_err != -ENOMEM && sink.threads) {      /* perf: after the report */
+			report_threads_print(sink.threads, stdout);
 		}
+		report_threads_free(sink.threads);
 		pk_report_free(r);
 	}
 	if (prog.shown)

@@ -11,7 +11,8 @@
  *  - Order: siblings are inserted in the order of their key and printed as
  *    perf's output tree orders them, by the same comparison as the flat
  *    report's rows (rbtree_order.c).
- *  - Filters: a node is hidden when every row under it is; its values still
+ *  - Filters: a node is hidden when every row under it is, or when its first
+ *    row is hidden by -x (perf lifts no parent filter); its values still
  *    count every row. Column widths come from the nodes shown. In relative
  *    mode the total is that of the top-level nodes shown, with what their
  *    hidden rows hold (perf's hierarchy_recalc_total_periods()).
@@ -132,6 +133,9 @@ static uint32_t node_new(struct hier *h, uint32_t first, uint32_t n, int level)
 			d->sum[k].nr_self += e->nr_self;
 		}
 	}
+	/* perf lifts a node's filter when a row under it passes, but not -x's: its first row's stays */
+	if (row_rep(h, h->sorted[first])->filtered & RP_FILTERED_PARENT)
+		d->filtered = 1;
 	return (uint32_t)h->nr_nodes++;
 }
 
@@ -332,8 +336,13 @@ static int print_nodes(const struct hier *h, const uint32_t *v, uint32_t n, cons
 		const struct hnode *d = &h->nodes[v[i]];
 		int err = 0;
 
-		if (d->filtered || node_percent(h, d) < limit)
+		/* perf goes down a node it does not show: a row under it may be shown */
+		if (d->filtered || node_percent(h, d) < limit) {
+			if (d->level + 1 < h->nlev &&
+			    (err = print_nodes(h, &h->kids[d->kids], d->nr_kids, width, pair_order, out)))
+				return err;
 			continue;
+		}
 		print_line(h, d, width, out);
 		if (d->level + 1 == h->nlev) {          /* a leaf: its call graph */
 			const struct rp_entry *le = row_ent(h, h->sorted[d->first], 0);

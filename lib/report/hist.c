@@ -302,7 +302,8 @@ uint32_t rp_entry_get(struct pk_report *r, const struct rp_keyctx *c)
 		e->hash = h;
 		e->evsel = (uint32_t)key[0];
 		/* perf: its first sample's, whatever later ones say; -x: no parent match is one too */
-		e->filtered = c->rs->filtered || (r->o.exclude_other && !c->parent_id) ? RP_FILTERED_SAMPLE : 0;
+		e->filtered = (c->rs->filtered ? RP_FILTERED_SAMPLE : 0) |
+			      (r->o.exclude_other && !c->parent_id ? RP_FILTERED_PARENT : 0);
 		if (rp_entry_display(r, e, c))
 			return UINT32_MAX;
 	}

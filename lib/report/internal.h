@@ -172,7 +172,8 @@ struct rp_entry {
 	uint32_t max_depth;         /* longest chain appended (perf's tie order in children mode) */
 	uint8_t filtered;           /* hidden, its periods counted in the totals (perf's filtered
 	                               hist entries): RP_FILTERED_SAMPLE, made by a sample the
-	                               session's filters dropped; RP_FILTERED_SYMBOL, its symbol
+	                               session's filters dropped; RP_FILTERED_PARENT, no parent
+	                               match under -x; RP_FILTERED_SYMBOL, its symbol
 	                               does not match --symbol-filter */
 	/* branch mode: the source's DSO and symbol, the addresses printed for unresolved ones */
 	const struct pk_sym *sym_from;
@@ -182,7 +183,7 @@ struct rp_entry {
 	char level_from, level_to;
 };
 
-enum { RP_FILTERED_SAMPLE = 1, RP_FILTERED_SYMBOL = 2 };
+enum { RP_FILTERED_SAMPLE = 1, RP_FILTERED_SYMBOL = 2, RP_FILTERED_PARENT = 4 };
 
 struct rp_pair {                /* period that reached (entry, call-path node), and samples */
 	uint32_t entry, node;

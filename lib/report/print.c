@@ -64,7 +64,7 @@ int rp_event_totals(const struct pk_report *r, size_t idx, struct rp_totals *t)
 			const struct rp_entry *e = &r->ent[i];
 
 			/* perf's sample count leaves out the session's filters only */
-			if (e->evsel == idx && !(e->filtered & RP_FILTERED_SAMPLE)) {
+			if (e->evsel == idx && !(e->filtered & (RP_FILTERED_SAMPLE | RP_FILTERED_PARENT))) {
 				t->nr += e->nr_self;
 				t->min_period += e->self;
 			}
