@@ -537,6 +537,10 @@ int rp_key_cmp(const struct pk_report *r, const struct rp_keydef *k, const struc
 		return (a->tid > b->tid) - (a->tid < b->tid);
 	case RP_K_CPU:
 		return (a->cpu > b->cpu) - (a->cpu < b->cpu);
+	case RP_K_PARENT:       /* named parents by name, [other] after them (perf's cmp_null()) */
+		if (!a->parent_id || !b->parent_id)
+			return (!a->parent_id) - (!b->parent_id);
+		return strcmp(r->strs.str[a->parent_id], r->strs.str[b->parent_id]);
 	case RP_K_TIME:
 		return (a->time > b->time) - (a->time < b->time);
 	case RP_K_DSO_SIZE:     /* smallest first among equals, as perf prints them */
