@@ -134,8 +134,9 @@ static int parse_formats(struct tep_handle *tep, struct tcur *c, const char *sys
 
 /*
  * libtraceevent's printk parser reads one byte past a line's ':' without
- * checking the line has one: keep only lines of the form `ADDR : "fmt"`
- * (the kernel's), blanking the others in place. Returns 1 if any is left.
+ * checking the line has one, and before a format shorter than 3 bytes:
+ * keep only lines of the form `ADDR : "fmt"` (the kernel's), blanking the
+ * others in place. Returns 1 if any is left.
  */
 static int keep_printk_lines(char *text)
 {
@@ -147,6 +148,18 @@ static int keep_printk_lines(char *text)
 		char *colon = memchr(line, ':', n);
 		int good = colon && colon > line && (size_t)(colon - line) + 3 <= n && colon[1] == ' ' &&
 			   ((*line >= '0' && *line <= '9') || (*line >= 'a' && *line <= 'f'));
+
+		/*
+		 * and it steps back two bytes from the format's last (after a
+		 * leading quote) to look for "\n": a format of 3 bytes at least
+		 */
+		if (good) {
+			size_t rest = n - (size_t)(colon - line) - 2;
+
+			if (colon[2] == '"')
+				rest--;
+			good = rest >= 3;
+		}
 
 		if (good) {
 			memmove(out, line, n);

@@ -3,7 +3,8 @@
  * printk-format section, whose lines are filtered before libtraceevent
  * reads them, with its last line ending the section without a newline (a
  * read past the section's copy before, which ASan reports), with only lines
- * it drops, and with a well-formed list; then a payload printed through a
+ * it drops, with a well-formed list, and with formats of fewer than 3
+ * bytes (libtraceevent read before them); then a payload printed through a
  * format of the blob, as text and as --raw-trace's fields.
  */
 #include <stdint.h>
@@ -74,6 +75,7 @@ int main(void)
 		"ffffffff81000000 : \"last line without a newline\"",
 		"not an address line\nffffffff81000010 :\"no blank\"",
 		"ffffffff81000000 : \"one\"\nffffffff81000008 : \"two\"\n",
+		"ffffffff81000000 : \"x\nffffffff81000008 : \"\nffffffff81000010 : ab\n",
 	};
 	static uint8_t scratch[PK_TRACE_SCRATCH];
 	uint8_t raw[32] = { 7, 0, 0, 0, 42, 0, 0, 0, 3, 0, 0, 0, 'a', 'b', 'c' };
