@@ -87,10 +87,12 @@ static const char usage_text[] =
 	"      --format F         folded, pprof, json or svg (with -o FILE)\n"
 	"  -o, --output FILE      where --format writes (default standard output)\n"
 	"  -t, --field-separator S  columns joined by S, not aligned (S in a value becomes '.')\n"
-	"  -q, --quiet            no '#' lines (header, titles, column names) and no warnings\n"	"  -f, --force            accepted for perf's sake: perfkit reads others' files anyway\n"
+	"  -q, --quiet            no '#' lines (header, titles, column names) and no warnings\n"
+	"  -f, --force            accepted for perf's sake: perfkit reads others' files anyway\n"
 	"  -v, --verbose          more messages\n"
 	"  -T                     after the report, the counts of each thread that perf record -s\n"
-	"                         saved (perf's --threads; perfkit's --threads is below)\n"	"      --threads N        1: build the report on one thread; 2 (default with two CPUs\n"
+	"                         saved (perf's --threads; perfkit's --threads is below)\n"
+	"      --threads N        1: build the report on one thread; 2 (default with two CPUs\n"
 	"                         or more): a second thread adds the samples while the first\n"
 	"                         reads and resolves them (sort keys comm, dso and sym only)\n";
 
@@ -599,6 +601,24 @@ static int file_has_groups(struct pk_perfdata *p, int forced)
 	return 0;
 }
 
+/* Options the file makes meaningless, said on stderr: 1 (exit status 2), or 0. */
+static int refused(const struct report_cli *o, struct pk_perfdata *p)
+{
+	if (o->group_sort_idx && !file_has_groups(p, o->group > 0)) {
+		cli_error("'%s': --group-sort-idx: the file has no event groups (record with -e '{a,b}', or "
+			  "report with --group)", o->input);
+		return 1;
+	}
+	/* tracepoints alone and perf's default keys: perf makes a column per field */
+	if (o->raw_trace && !(o->sort && *o->sort) && !(o->fields && *o->fields && *o->fields != '+') &&
+	    pk_perfdata_only_tracepoints(p)) {
+		cli_error("'%s': --raw-trace on tracepoints alone makes perf's column per field "
+			  "(trace_fields), which perfkit does not have: use --sort trace --raw-trace", o->input);
+		return 1;
+	}
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_cli o = { .children = -1, .cg_threshold = 0.5 };
@@ -658,9 +678,7 @@ int cmd_report(int argc, char **argv)
 		return cli_status_of(err);
 	}
 
-	if (r && o.group_sort_idx && !file_has_groups(pk_session_data(ss), o.group > 0)) {
-		cli_error("'%s': --group-sort-idx: the file has no event groups (record with -e '{a,b}', or "
-			  "report with --group)", o.input);
+	if (r && refused(&o, pk_session_data(ss))) {
 		pk_report_free(r);
 		pk_session_close(ss);
 		return 2;
@@ -704,14 +722,6 @@ int cmd_report(int argc, char **argv)
 	} else if (o.format) {
 		rc = run_export(&o, ss, &d, &walk_err);
 	} else {
-		if (o.raw_trace && !(o.sort && *o.sort) && !(o.fields && *o.fields && *o.fields != '+') &&
-		    pk_perfdata_only_tracepoints(pk_session_data(ss))) {
-			cli_error("'%s': --raw-trace on tracepoints alone makes perf's column per field "
-				  "(trace_fields), which perfkit does not have: use --sort trace --raw-trace", o.input);
-			pk_report_free(r);
-			pk_session_close(ss);
-			return 2;
-		}
 		if (pk_report_setup(r, ss) == -ENOTSUP) {
 			cli_error("--sort or -F has a branch key (dso_from, dso_to, symbol_from, symbol_to, "
 				  "cycles): '%s' has no branch stacks (perf record -b)", o.input);

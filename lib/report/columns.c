@@ -192,14 +192,18 @@ static int group_values_cmp(const struct pk_report *r, unsigned kind, const stru
 {
 	int idx = r->o.group_sort_idx, c;
 
-	if (nr <= 1 || !idx)
-		idx = 0;
-	else if (idx < 0 || (uint32_t)idx >= nr)
-		return u64_desc(value_of(a[0], kind), value_of(b[0], kind));
-	if (idx && (c = u64_desc(value_of(a[idx], kind), value_of(b[idx], kind))))
-		return c;
-	for (uint32_t k = idx ? 1 : 0; k < nr; k++)
-		if ((!idx || (int)k != idx) && (c = u64_desc(value_of(a[k], kind), value_of(b[k], kind))))
+	if (nr > 1 && idx) {
+		if (idx < 0 || (uint32_t)idx >= nr)
+			return u64_desc(value_of(a[0], kind), value_of(b[0], kind));
+		if ((c = u64_desc(value_of(a[idx], kind), value_of(b[idx], kind))))
+			return c;
+		for (uint32_t k = 1; k < nr; k++)
+			if ((int)k != idx && (c = u64_desc(value_of(a[k], kind), value_of(b[k], kind))))
+				return c;
+		return 0;
+	}
+	for (uint32_t k = 0; k < nr; k++)
+		if ((c = u64_desc(value_of(a[k], kind), value_of(b[k], kind))))
 			return c;
 	return 0;
 }

@@ -13,7 +13,6 @@
  * (rbtree_order.c). The call graph under a row is the leader's.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,8 +260,7 @@ int rp_group_print(struct pk_report *r, struct pk_session *ss, uint32_t leader,
 		reps[i] = (uint32_t)(rp_row_rep(&rows[order[i] * nr]) - r->ent);
 	rp_key_widths(r, reps, n, width);
 	if (!r->o.quiet) {
-		rp_print_title(r, out, nr_samples, 1, name);
-		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", count);
+		rp_print_title(r, out, nr_samples, count, 1, name);
 	}
 	rp_print_columns(r, width, (int)nr, out);
 

@@ -23,7 +23,6 @@
  *    "no entry >= P%".
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -419,8 +418,7 @@ int rp_hierarchy_print(struct pk_report *r, const struct rp_hblock *b, const uin
 	}
 	key_widths(&h, width);
 	if (!r->o.quiet) {
-		rp_print_title(r, out, b->nr_samples, b->plural, b->name);
-		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", count);
+		rp_print_title(r, out, b->nr_samples, count, b->plural, b->name);
 	}
 	print_heads(&h, width, out);
 	err = print_nodes(&h, h.top, h.nr_top, width, pair_order, out);

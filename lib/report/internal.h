@@ -442,8 +442,9 @@ int rp_pipeline_push(struct pk_report *r, const struct pk_rsample *rs, uint32_t 
 int rp_pipeline_stop(struct pk_report *r);
 
 /* print.c: pieces shared with the group view */
-/* "# Samples: 8K of event 'NAME'", and the --time range as perf names it */
-void rp_print_title(struct pk_report *r, FILE *out, uint64_t nr_samples, int plural, const char *name);
+/* "# Samples: 8K of event 'NAME'" (with the --time range as perf names it) and "# Event count" */
+void rp_print_title(struct pk_report *r, FILE *out, uint64_t nr_samples, uint64_t count, int plural,
+		    const char *name);
 /* Column widths of the sort keys over entries @ents. */
 void rp_key_widths(struct pk_report *r, const uint32_t *ents, size_t n, size_t *width);
 

@@ -16,7 +16,8 @@
 #include <perfkit/session.h>
 #include "internal.h"
 
-void rp_print_title(struct pk_report *r, FILE *out, uint64_t nr_samples, int plural, const char *name)
+void rp_print_title(struct pk_report *r, FILE *out, uint64_t nr_samples, uint64_t count, int plural,
+		    const char *name)
 {
 	const char *time = r->time_range;
 	unsigned long v = (unsigned long)nr_samples;
@@ -29,7 +30,7 @@ void rp_print_title(struct pk_report *r, FILE *out, uint64_t nr_samples, int plu
 	fprintf(out, "# Samples: %lu%c of event%s '%s'", v, unit, plural ? "s" : "", name);
 	if (time)       /* perf names the --time range as given */
 		fprintf(out, " (time slices: %s)", time);
-	fputc('\n', out);
+	fprintf(out, "\n# Event count (approx.): %" PRIu64 "\n#\n", count);
 }
 
 void rp_key_widths(struct pk_report *r, const uint32_t *ents, size_t n, size_t *width)
@@ -82,11 +83,11 @@ static int rp_print_event(struct pk_report *r, struct pk_session *ss, size_t idx
 	uint64_t total;
 	size_t width[RP_MAX_KEYS], n;
 	uint32_t *order;
+	int plural = idx < r->grp_n && r->grp_nr[idx] > 1;
 
 	rp_event_totals(r, idx, &t);
 	if (r->o.hierarchy) {
-		struct rp_hblock b = { .nr = 1, .nr_samples = t.nr, .name = name, .t = &t,
-				       .plural = idx < r->grp_n && r->grp_nr[idx] > 1 };
+		struct rp_hblock b = { .nr = 1, .nr_samples = t.nr, .name = name, .t = &t, .plural = plural };
 		int err;
 
 		if (!(order = rp_collapsed_entries(r, (uint32_t)idx, &b.n)))
@@ -102,8 +103,7 @@ static int rp_print_event(struct pk_report *r, struct pk_session *ss, size_t idx
 		return -ENOMEM;
 	rp_key_widths(r, order, n, width);
 	if (!r->o.quiet) {
-		rp_print_title(r, out, t.nr, idx < r->grp_n && r->grp_nr[idx] > 1, name);
-		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", total);
+		rp_print_title(r, out, t.nr, total, plural, name);
 	}
 	rp_print_columns(r, width, 1, out);
 
