@@ -269,6 +269,8 @@ static int cmd_oa_report(int argc, char **argv)
 	path = argv[optind];
 	if (stream_device(&o.stream, !o.counters || strcmp(o.counters, "none"), &sd, &is_stream))
 		return 2;
+	if (!o.counters || strcmp(o.counters, "none"))
+		pk_oa_metrics_prepare();     /* libxml2 loads while the recording is read */
 	pk_diag_init(&d);
 	pk_diag_subject(&d, path);
 	/* the timeline is built while the file is read (one pass over memory) */

@@ -106,6 +106,14 @@ PK_API int pk_buf_printf(struct pk_buf *b, const char *fmt, ...)
  */
 PK_API int pk_array_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first);
 
+/*
+ * Map the pages of [@p, @p + @len), memory the caller is about to write, in
+ * one system call instead of a page fault each (MADV_POPULATE_WRITE; on
+ * kernels before 5.14 nothing happens). Contents are unchanged. Below 64 KB
+ * it does nothing.
+ */
+PK_API void pk_prefault_write(void *p, size_t len);
+
 /* ---- numbers as text ---------------------------------------------------- */
 
 /* @v in decimal at @p (at most 20 bytes, no NUL); returns the length. */
@@ -189,6 +197,25 @@ static inline uint64_t pk_hash_mix64(uint64_t x)
  * -EFBIG if the file is longer than @max.
  */
 PK_API int pk_file_read_all(const char *path, struct pk_buf *b, size_t max);
+/* The same from the open @fd, to its end (not closed). */
+PK_API int pk_fd_read_all(int fd, struct pk_buf *b, size_t max);
+
+/* The whole of a file, as pk_file_data_load() gives it. */
+struct pk_file_data {
+	const char *data;       /* its bytes, not NUL-terminated; NULL when empty */
+	size_t len;
+	void *map;              /* the mapping, when mapped */
+	struct pk_buf buf;      /* the bytes, when read */
+};
+
+/*
+ * The whole of @path, up to @max bytes, into *@f: a regular file is mapped
+ * read-only (its pages mapped at once), anything else is read as
+ * pk_file_read_all() reads it. 0 or -errno; -EFBIG when it is longer than
+ * @max. *@f is to be released with pk_file_data_release() either way.
+ */
+PK_API int pk_file_data_load(const char *path, size_t max, struct pk_file_data *f);
+PK_API void pk_file_data_release(struct pk_file_data *f);
 
 /* Read the first line of a small file into @buf without its newline. 0 or -errno. */
 PK_API int pk_file_read_line(const char *path, char *buf, size_t sz);

@@ -551,6 +551,14 @@ PK_API int pk_oa_metrics_load_buf_for(const void *buf, size_t len, const char *n
 				      const char *key, struct pk_oa_metrics **out,
 				      struct pk_diag *diag);
 
+/*
+ * Start loading what reading a metric file needs (libxml2, opened at its
+ * first use) on a thread of its own, so that it overlaps the caller's other
+ * work; the first load waits for it. Only the first call does anything; a
+ * thread that cannot be made leaves the loading to the first load.
+ */
+PK_API void pk_oa_metrics_prepare(void);
+
 PK_API void pk_oa_metrics_free(struct pk_oa_metrics *m);
 
 PK_API size_t pk_oa_metrics_n_sets(const struct pk_oa_metrics *m);

@@ -18,10 +18,19 @@
 int pk_file_read_all(const char *path, struct pk_buf *b, size_t max)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int err = 0;
+	int err;
 
 	if (fd < 0)
 		return -errno;
+	err = pk_fd_read_all(fd, b, max);
+	close(fd);
+	return err;
+}
+
+int pk_fd_read_all(int fd, struct pk_buf *b, size_t max)
+{
+	int err = 0;
+
 	b->len = 0;
 	for (;;) {
 		ssize_t n;
@@ -50,7 +59,6 @@ int pk_file_read_all(const char *path, struct pk_buf *b, size_t max)
 	}
 	if (b->data)
 		b->data[b->len] = '\0';
-	close(fd);
 	return err;
 }
 

@@ -1,7 +1,7 @@
 /*
- * The text output buffer (core/obuf.h): 1 MiB of text written to the
- * caller's FILE with one fwrite per megabyte, or kept in memory without a
- * FILE, and number formatting done by hand (decimal, hex, padding), because
+ * The text output buffer (core/obuf.h): text written to the caller's FILE
+ * with one fwrite per PK_OBUF_SIZE bytes, or kept in memory without a FILE,
+ * and number formatting done by hand (decimal, hex, padding), because
  * long outputs are mostly numbers and printf's parsing dominates a
  * printf-based printer.
  */

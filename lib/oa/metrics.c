@@ -436,26 +436,20 @@ static int load_span(struct pk_oa_metrics *m, struct xml_source *x, const struct
 }
 
 /*
- * Only the sets that may be @key's (metrics_scan.c), each parsed from its own
- * bytes. -ENOTSUP, or any failure, sends the caller to load_all(), which
- * words the errors with the whole file in view.
+ * Only the sets that may be @key's, @spans (metrics_scan.c), each parsed from
+ * its own bytes. Any failure sends the caller to load_all(), which words the
+ * errors with the whole file in view.
  */
-static int load_picked(struct xml_source *x, const char *key, struct pk_oa_metrics **out)
+static int load_picked(struct xml_source *x, const char *key, const struct oa_set_span *spans,
+		       size_t n, struct pk_oa_metrics **out)
 {
-	struct oa_set_span *spans;
-	struct pk_oa_metrics *m;
-	size_t n;
-	int err = oa_metrics_scan_sets(x->buf, x->len, key, &spans, &n);
+	struct pk_oa_metrics *m = metrics_new(x->name);
+	int err = 0;
 
-	if (err)
-		return err;
-	if (n == 0 || !(m = metrics_new(x->name))) {
-		free(spans);
-		return n == 0 ? -ENOENT : -ENOMEM;
-	}
+	if (!m)
+		return -ENOMEM;
 	for (size_t i = 0; i < n && !err; i++)
 		err = load_span(m, x, &spans[i]);
-	free(spans);
 	if (!err && !pk_oa_metrics_find_set(m, key))
 		err = -ENOENT;         /* only mentioned: the whole load says if the file is sound */
 	if (err) {
@@ -471,18 +465,30 @@ PK_API int pk_oa_metrics_load_buf_for(const void *buf, size_t len, const char *n
 				      struct pk_diag *diag)
 {
 	struct xml_source x = { .buf = buf, .len = len, .name = name ? name : "(memory)" };
+	struct oa_set_span *spans = NULL;
+	size_t n = 0;
+	bool picked;
 	int err;
 
 	*out = NULL;
 	pk_diag_subject(diag, x.name);
 	if (len > INT_MAX || len > MAX_FILE_BYTES)
 		return pk_diag_fail(diag, -EFBIG, "metric file of %zu bytes is too large", len);
-	if ((err = oa_xml_open(diag)))
+	/*
+	 * The sets that may be @key's are found without libxml2, while
+	 * pk_oa_metrics_prepare()'s thread may still be loading it. No spans
+	 * (-ENOTSUP: the file does not split safely) load the whole file.
+	 */
+	picked = key && key[0] && oa_metrics_scan_sets(buf, len, key, &spans, &n) == 0 && n;
+	if ((err = oa_xml_open(diag))) {
+		free(spans);
 		return err;
+	}
 	xml_quiet_begin(&x);
-	if (!key || !key[0] || load_picked(&x, key, out) != 0)
+	if (!picked || load_picked(&x, key, spans, n, out) != 0)
 		err = load_all(&x, out, diag);
 	xml_quiet_end(&x);
+	free(spans);
 	return err;
 }
 
@@ -495,21 +501,20 @@ PK_API int pk_oa_metrics_load_buf(const void *buf, size_t len, const char *name,
 PK_API int pk_oa_metrics_load_for(const char *path, const char *key, struct pk_oa_metrics **out,
 				  struct pk_diag *diag)
 {
-	struct pk_buf b;
+	struct pk_file_data f;
 	int err;
 
 	*out = NULL;
-	pk_buf_init(&b);
-	err = pk_file_read_all(path, &b, MAX_FILE_BYTES);
+	err = pk_file_data_load(path, MAX_FILE_BYTES, &f);
 	if (err) {
-		pk_buf_release(&b);
+		pk_file_data_release(&f);
 		pk_diag_subject(diag, path);
 		if (err == -EFBIG)
 			return pk_diag_fail(diag, err, "metric file larger than %u bytes", MAX_FILE_BYTES);
 		return pk_diag_fail(diag, err, "cannot read metric file: %s", strerror(-err));
 	}
-	err = pk_oa_metrics_load_buf_for(b.data ? b.data : "", b.len, path, key, out, diag);
-	pk_buf_release(&b);
+	err = pk_oa_metrics_load_buf_for(f.data ? f.data : "", f.len, path, key, out, diag);
+	pk_file_data_release(&f);
 	return err;
 }
 

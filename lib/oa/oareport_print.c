@@ -19,7 +19,7 @@
  * A -c all run prints hundreds of thousands of lines, so they are not
  * printed one by one through stdio: each counter's label ("   Name: ", or
  * "\"Name\":" in JSON) is built once, lines are formatted into core's
- * output buffer (core/obuf.h) and written a megabyte at a time, and blocks
+ * output buffer (core/obuf.h) and written in large pieces, and blocks
  * of segments (with per-report, of report pairs) are formatted on two
  * threads.
  */

@@ -214,6 +214,9 @@ static int join_span(struct span *a, struct span *b)
 			  sizeof(*a->sums), 8)) {
 		err = -ENOMEM;
 	} else {
+		/* megabytes in all, written once: mapped at once, not a fault per page */
+		pk_prefault_write(a->segs + a->n, (b->n - 1) * sizeof(*a->segs));
+		pk_prefault_write(a->sums + a->n_sums, (b->n_sums - 1) * sizeof(*b->sums));
 		for (size_t k = 1; k < b->n; k++) {
 			struct pk_oa_segment *seg = &a->segs[a->n++];
 

@@ -4,13 +4,17 @@
  *  1. the process has no libxml2 mapped until a metric file is read, and
  *     has it after (perfkit's other commands never load it);
  *  2. the library the headers were built for opens, with every function;
- *  3. a library that cannot be found, and one that lacks libxml2's
+ *  3. pk_oa_metrics_prepare() maps it on a thread of its own, before any
+ *     metric file is read;
+ *  4. a library that cannot be found, and one that lacks libxml2's
  *     functions, are errors that name the library (and the function).
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <perfkit/oa.h>
 #include "oa/xml_lib_int.h"
 #include "../tap.h"
@@ -28,6 +32,40 @@ static bool libxml2_mapped(void)
 		found = strstr(line, "/libxml2.so") != NULL;
 	fclose(f);
 	return found;
+}
+
+/*
+ * pk_oa_metrics_prepare() (in a child, whose libxml2 mapping is its own):
+ * libxml2 is mapped without any metric file read, within 5 s; a second call
+ * does nothing; a load then succeeds.
+ */
+static void test_prepare(void)
+{
+	static const char xml[] = "<metrics><set name=\"A\" symbol_name=\"A\"/></metrics>";
+	pid_t pid = fork();
+	int status = -1;
+
+	if (pid == 0) {
+		struct pk_oa_metrics *m = NULL;
+		struct pk_diag d = { 0 };
+		int waited = 0;
+
+		if (libxml2_mapped())
+			_exit(2);
+		pk_oa_metrics_prepare();
+		pk_oa_metrics_prepare();
+		while (!libxml2_mapped() && waited++ < 500)
+			usleep(10000);
+		if (!libxml2_mapped())
+			_exit(3);
+		if (pk_oa_metrics_load_buf(xml, sizeof(xml) - 1, "tiny.xml", &m, &d) || !m)
+			_exit(4);
+		pk_oa_metrics_free(m);
+		_exit(0);
+	}
+	ok(pid > 0 && waitpid(pid, &status, 0) == pid, "child ran");
+	is_int(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0,
+	       "prepare maps libxml2 on its own thread (2: mapped before; 3: never mapped; 4: the load then failed)");
 }
 
 static void test_loaded_on_demand(void)
@@ -78,6 +116,7 @@ static void test_errors(void)
 
 int main(void)
 {
+	test_prepare();
 	test_loaded_on_demand();
 	test_open();
 	test_errors();
