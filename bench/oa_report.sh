@@ -41,10 +41,12 @@ echo "oa report: $N reports, Broadwell RenderBasic, -c all"
 "$BIN" gen "$TMP/small.i915perf" 20000 >/dev/null
 "$BIN" gen "$TMP/big.i915perf" "$N"
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-timeit() { # timeit CMD...: seconds of one run
+# timeit CMD...: seconds of one run, read from bash's clock (a `date` process
+# on each side would add its own start, 3 ms here, to every run)
+timeit() {
 	local t0 t1
-	t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N)
-	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
+	t0=$EPOCHREALTIME; "$@" >/dev/null 2>&1; t1=$EPOCHREALTIME
+	awk -v a="${t0/,/.}" -v b="${t1/,/.}" 'BEGIN { printf "%.4f\n", b - a }'
 }
 # phases FILE: perfkit's time inside its process on FILE, by phase.
 phases() {
