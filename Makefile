@@ -123,7 +123,7 @@ test: all
 	PERFKIT=$(abspath $(PERFKIT)) PK_WORKLOAD=$(abspath $(WORKLOAD)) \
 	PK_FAKE_PMU=$(abspath $(FAKE_PMU)) PK_FAIL_ALLOC_SO=$(abspath $(FAIL_ALLOC)) \
 	PK_BUILD=$(abspath $(BUILD)) PK_SHARED=$(abspath ../shared) \
-	prove -j$(PROVE_JOBS) -f $(CLI_TESTS) $(UNIT_BINS)
+	prove -j$(PROVE_JOBS) --timer -f $(CLI_TESTS) $(UNIT_BINS)
 
 # The code that runs on two threads, under ThreadSanitizer (make SAN=thread test-threads).
 THREAD_TESTS := $(BUILD)/tests/unit/test_report_pipeline $(BUILD)/tests/unit/test_oa_report \
@@ -131,7 +131,7 @@ THREAD_TESTS := $(BUILD)/tests/unit/test_report_pipeline $(BUILD)/tests/unit/tes
 test-threads: $(PERFKIT) $(THREAD_TESTS) $(WORKLOAD)
 	PERFKIT=$(abspath $(PERFKIT)) PK_WORKLOAD=$(abspath $(WORKLOAD)) \
 	PK_BUILD=$(abspath $(BUILD)) PK_SHARED=$(abspath ../shared) PK_THREAD_TESTS=1 \
-	prove -j$(PROVE_JOBS) -f tests/cli/report.sh tests/cli/oa.sh $(THREAD_TESTS)
+	prove -j$(PROVE_JOBS) --timer -f tests/cli/report.sh tests/cli/oa.sh $(THREAD_TESTS)
 
 check: deps
 	@$(MAKE) --no-print-directory test

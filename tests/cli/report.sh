@@ -91,6 +91,10 @@ compare_text() {
 	local name=$1 f=$2; shift 2
 	"$PERFKIT" report --stdio "$@" -i "$f" 2>&1 | grep -v '^# (Tip:' >"$TMP/pk.out"
 	perf report --stdio "$@" -i "$f" 2>&1 | grep -v -e '^# (Tip:' -e '^# (Cannot load tips' >"$TMP/perf.out"
+	if [ -n "${DROP:-}" ]; then     # rows of a known difference, left out of both
+		grep -Ev -- "$DROP" "$TMP/pk.out" >"$TMP/pk.kept"; mv "$TMP/pk.kept" "$TMP/pk.out"
+		grep -Ev -- "$DROP" "$TMP/perf.out" >"$TMP/perf.kept"; mv "$TMP/perf.kept" "$TMP/perf.out"
+	fi
 	if diff "$TMP/perf.out" "$TMP/pk.out" >"$TMP/diff"; then
 		pass "$name"
 	else
@@ -316,7 +320,13 @@ if [ -z "${PK_THREAD_TESTS:-}" ]; then
 		-s comm,time --ns --time-quantum 20000us --no-children -g none
 	compare_text "g.data: -s srcfile,sym" "$TMP/g.data" -s srcfile,sym --dsos 'pk-workload,[kernel.kallsyms]' --no-children
 	compare_text "g.data: -s sym,srcfile -g none" "$TMP/g.data" -s sym,srcfile --dsos 'pk-workload,[kernel.kallsyms]' --no-children -g none
-	compare_text "g.data: -s srcline,srcfile --full-source-path: under the compilation directory" "$TMP/g.data" \
+	# With srcline first, perf merges every sample whose line is unknown into one "??:0" row, and
+	# --dsos then keeps or hides that row by the DSO of its first sample. binutils answers "??:0" in
+	# libgcc and libstdc++ (no line info), where libdw finds nothing and perfkit prints sym+off or
+	# dso[addr]; so a rare sample in pk-workload's _start (crt1, no line info) makes a "??:0" row
+	# that perf hides with libgcc's and perfkit shows (CI's ASan stage at 57b0217, 1 sample of 3,600)
+	UNKNOWN_LINE='^ +[0-9.]+%  \?\?:0( |$)'
+	DROP=$UNKNOWN_LINE compare_text "g.data: -s srcline,srcfile --full-source-path: under the compilation directory" "$TMP/g.data" \
 		-s srcline,srcfile --full-source-path --dsos 'pk-workload,[kernel.kallsyms]' --no-children -g none
 	compare_text "g.data: -s dso_size,dso" "$TMP/g.data" -s dso_size,dso --no-children -g none
 	compare_text "g.data: -s dso,dso_size -t ," "$TMP/g.data" -s dso,dso_size -t , --no-children
@@ -329,7 +339,7 @@ if [ -z "${PK_THREAD_TESTS:-}" ]; then
 		-F overhead_children,overhead,sym --no-children
 	compare_text "g.data: -F dso,overhead_children,overhead (children)" "$TMP/g.data" -F dso,overhead_children,overhead -g none
 	compare_text "g.data: -F overhead: one row" "$TMP/g.data" -F overhead --no-children -g none
-	compare_text "g.data: -F overhead,srcline: -F's keys open the line tables too" "$TMP/g.data" \
+	DROP=$UNKNOWN_LINE compare_text "g.data: -F overhead,srcline: -F's keys open the line tables too" "$TMP/g.data" \
 		-F overhead,srcline --dsos 'pk-workload,[kernel.kallsyms]' --no-children -g none
 	compare_text "g.data: -F +sample,period: -n --show-total-period" "$TMP/g.data" -F +sample,period --no-children -g none
 	compare_text "g.data: -F sym,dso,overhead -t '|'" "$TMP/g.data" -F sym,dso,overhead -t '|' --no-children -g none
