@@ -248,7 +248,7 @@ static int cmd_oa_report(int argc, char **argv)
 	struct oa_cli o = { 0 };
 	struct pk_oa_recording *rec = NULL;
 	static struct pk_oa_stream_device sd;
-	bool is_stream;
+	bool is_stream, wants_counters;
 	struct pk_oa_summary s;
 	struct pk_oa_timeline tl;
 	struct pk_diag d;
@@ -267,9 +267,10 @@ static int cmd_oa_report(int argc, char **argv)
 		return 2;
 	}
 	path = argv[optind];
-	if (stream_device(&o.stream, !o.counters || strcmp(o.counters, "none"), &sd, &is_stream))
+	wants_counters = !o.counters || strcmp(o.counters, "none");
+	if (stream_device(&o.stream, wants_counters, &sd, &is_stream))
 		return 2;
-	if (!o.counters || strcmp(o.counters, "none"))
+	if (wants_counters)
 		pk_oa_metrics_prepare();     /* libxml2 loads while the recording is read */
 	pk_diag_init(&d);
 	pk_diag_subject(&d, path);

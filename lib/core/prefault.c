@@ -20,16 +20,11 @@
 
 void pk_prefault_write(void *p, size_t len)
 {
-	static uintptr_t page;
-	uintptr_t start, end;
+	long sz = sysconf(_SC_PAGESIZE);         /* glibc keeps it: no system call */
+	uintptr_t page = sz > 0 ? (uintptr_t)sz : 4096, start, end;
 
 	if (len < PREFAULT_MIN_BYTES)
 		return;
-	if (!page) {
-		long sz = sysconf(_SC_PAGESIZE);
-
-		page = sz > 0 ? (uintptr_t)sz : 4096;
-	}
 	/* the first and last pages may hold other data: writing is only simulated, contents stay */
 	start = (uintptr_t)p & ~(page - 1);
 	end = ((uintptr_t)p + len + page - 1) & ~(page - 1);
