@@ -367,16 +367,19 @@ static const struct pt *cmp_t;
 
 /*
  * Ties: perf walks children in its rb-tree order, which is descending
- * (DSO object address, symbol start or ip; ip with -g address); DSO objects are created in the
- * order the file mentions them in both tools, so their addresses compare alike.
+ * (DSO object address, then symbol start when both frames have a symbol,
+ * else their ips, as match_chain() compares them: a start is relative to
+ * the DSO, an ip is not; ip with -g address). DSO objects are created in
+ * the order the file mentions them in both tools, so their addresses
+ * compare alike.
  */
 static int pt_tie(const struct pt *t, uint32_t a, uint32_t b)
 {
 	const struct rp_node *na = &t->r->nodes[t->n[a].trie], *nb = &t->r->nodes[t->n[b].trie];
 	uintptr_t da = (uintptr_t)na->dso, db = (uintptr_t)nb->dso;
-	int by_addr = t->r->o.cg_by_address;
-	uint64_t ia = na->sym && !by_addr ? na->sym->start : na->ip;
-	uint64_t ib = nb->sym && !by_addr ? nb->sym->start : nb->ip;
+	int by_start = na->sym && nb->sym && !t->r->o.cg_by_address;
+	uint64_t ia = by_start ? na->sym->start : na->ip;
+	uint64_t ib = by_start ? nb->sym->start : nb->ip;
 
 	if (da != db)
 		return da > db ? -1 : 1;

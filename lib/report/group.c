@@ -130,11 +130,55 @@ static const struct rp_entry *rp_row_rep(const uint32_t *row)
 	return NULL;
 }
 
-/* perf's insertion order: the leader's collapsed tree, by the sort keys alone */
-static int rp_row_collapse_order(const void *pa, const void *pb)
+/*
+ * perf's insertion order into its output tree, into @ord (@n rows): its
+ * leader's collapsed tree after hists__link(), which adds the rows only
+ * members have, member by member, each in that member's collapsed order.
+ */
+static int rp_rows_collapse_order(struct pk_report *r, const uint32_t *rows, uint32_t nr, size_t n,
+				  uint32_t *ord)
 {
-	return rp_entry_collapse_cmp(gs.r, rp_row_rep(&gs.rows[*(const uint32_t *)pa * gs.nr]),
-				     rp_row_rep(&gs.rows[*(const uint32_t *)pb * gs.nr]));
+	uint32_t *row_of = malloc((r->nr_ent ? r->nr_ent : 1) * sizeof(*row_of));
+	uint32_t *v = malloc((n ? n : 1) * sizeof(*v));
+	uint8_t *linked = calloc(n ? n : 1, 1);
+	size_t k = 0, nl;
+	int err = -ENOMEM;
+
+	if (!row_of || !v || !linked)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		for (uint32_t m = 0; m < nr; m++)
+			if (rows[i * nr + m] != UINT32_MAX)
+				row_of[rows[i * nr + m]] = (uint32_t)i;
+	for (size_t i = 0; i < r->nr_ent; i++)         /* the leader's, in the order made */
+		if (r->ent[i].evsel == gs.leader && k < n)
+			v[k++] = (uint32_t)i;
+	nl = k;
+	for (uint32_t m = 1; m < nr; m++) {
+		size_t nm;
+		uint32_t *vm = rp_collapsed_entries(r, gs.leader + m, &nm);
+
+		if (!vm)
+			goto out;
+		for (size_t j = 0; j < nm; j++) {
+			uint32_t row = row_of[vm[j]];
+
+			if (rows[row * nr] == UINT32_MAX && !linked[row] && k < n) {
+				linked[row] = 1;
+				v[k++] = vm[j];
+			}
+		}
+		free(vm);
+	}
+	if ((err = rp_collapse_order_linked(r, v, nl, k)))
+		goto out;
+	for (size_t i = 0; i < k; i++)
+		ord[i] = row_of[v[i]];
+out:
+	free(row_of);
+	free(v);
+	free(linked);
+	return err;
 }
 
 /* The entries of a row, NULL where a member has none. */
@@ -199,8 +243,7 @@ static int rp_group_rows(struct pk_report *r, uint32_t leader, uint32_t nr, uint
 	}
 	free(v);
 	gs.rows = rw;
-	qsort(ord, n, sizeof(*ord), rp_row_collapse_order);
-	if (rp_rbtree_order(ord, n, rp_row_before, NULL)) {
+	if (rp_rows_collapse_order(r, rw, nr, n, ord) || rp_rbtree_order(ord, n, rp_row_before, NULL)) {
 		free(rw);
 		free(ord);
 		return -ENOMEM;

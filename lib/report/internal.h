@@ -380,6 +380,13 @@ uint32_t *rp_sorted_entries(struct pk_report *r, uint32_t evsel, size_t *n);
  * collapsed tree: by rp_key_collapse_cmp(). 0 or -ENOMEM.
  */
 int rp_collapse_order(struct pk_report *r, uint32_t *v, size_t n);
+/*
+ * The same for an event group's leader, whose tree perf's hists__link()
+ * then gives the entries only its members have: @v holds the leader's
+ * @nr_leader entries in the order they were made, then @n - @nr_leader
+ * member entries in the order perf links them. 0 or -ENOMEM.
+ */
+int rp_collapse_order_linked(struct pk_report *r, uint32_t *v, size_t nr_leader, size_t n);
 
 /* rbtree_order.c */
 /* < 0: @a prints before @b (perf's hist_entry__sort() > 0) */
@@ -390,6 +397,25 @@ typedef int (*rp_before_fn)(uint32_t a, uint32_t b, void *ctx);
  * 0 or -ENOMEM (@v unchanged).
  */
 int rp_rbtree_order(uint32_t *v, size_t n, rp_before_fn before, void *ctx);
+/* The tree itself, for callers that insert in stages: nodes are numbered in insertion order. */
+struct rp_rbtree {
+	uint32_t *kid[2];           /* left (0) and right (1) children */
+	uint32_t *parent;
+	uint32_t *item;             /* what each node holds */
+	uint8_t *red;
+	uint32_t *mem;
+	uint32_t root;
+	size_t n, cap;
+};
+/* An empty tree for up to @cap items: 0 or -ENOMEM. */
+int rp_rbtree_init(struct rp_rbtree *t, size_t cap);
+void rp_rbtree_free(struct rp_rbtree *t);
+/* Empty it again, keeping its memory. */
+void rp_rbtree_reset(struct rp_rbtree *t);
+/* Insert @item: left of a node when before(item, node's item) < 0, else right (ties too). */
+void rp_rbtree_insert(struct rp_rbtree *t, uint32_t item, rp_before_fn before, void *ctx);
+/* The items in order into @out (t->n of them); their count. */
+size_t rp_rbtree_inorder(const struct rp_rbtree *t, uint32_t *out);
 
 /* children.c */
 int rp_children_add(struct pk_report *r, const struct pk_rsample *rs, const struct rp_keyctx *c,

@@ -20,15 +20,8 @@
 
 #define NIL UINT32_MAX
 
-struct rb_tree {
-	uint32_t *kid[2];           /* left (0) and right (1) children */
-	uint32_t *parent;
-	uint8_t *red;
-	uint32_t root;
-};
-
 /* Make @child take @old's place under @old's parent. */
-static void replace_child(struct rb_tree *t, uint32_t old, uint32_t child)
+static void replace_child(struct rp_rbtree *t, uint32_t old, uint32_t child)
 {
 	uint32_t p = t->parent[old];
 
@@ -40,7 +33,7 @@ static void replace_child(struct rb_tree *t, uint32_t old, uint32_t child)
 }
 
 /* Rotate at @x: its child on side !@dir rises, @x goes down on side @dir. */
-static void rotate(struct rb_tree *t, uint32_t x, int dir)
+static void rotate(struct rp_rbtree *t, uint32_t x, int dir)
 {
 	uint32_t y = t->kid[!dir][x];
 
@@ -53,7 +46,7 @@ static void rotate(struct rb_tree *t, uint32_t x, int dir)
 }
 
 /* Restore the red-black properties after linking red node @z. */
-static void insert_fixup(struct rb_tree *t, uint32_t z)
+static void insert_fixup(struct rp_rbtree *t, uint32_t z)
 {
 	while (t->parent[z] != NIL && t->red[t->parent[z]]) {
 		uint32_t p = t->parent[z], g = t->parent[p];
@@ -79,65 +72,97 @@ static void insert_fixup(struct rb_tree *t, uint32_t z)
 	t->red[t->root] = 0;
 }
 
-int rp_rbtree_order(uint32_t *v, size_t n, rp_before_fn before, void *ctx)
+int rp_rbtree_init(struct rp_rbtree *t, size_t cap)
 {
-	struct rb_tree t = { .root = NIL };
-	uint32_t *out, *mem;
+	*t = (struct rp_rbtree){ .root = NIL };
+	if (cap >= NIL)
+		return -ENOMEM;
+	t->mem = malloc((cap ? cap : 1) * 4 * sizeof(*t->mem));
+	t->red = malloc(cap ? cap : 1);
+	if (!t->mem || !t->red) {
+		rp_rbtree_free(t);
+		return -ENOMEM;
+	}
+	t->kid[0] = t->mem;
+	t->kid[1] = t->mem + cap;
+	t->parent = t->mem + 2 * cap;
+	t->item = t->mem + 3 * cap;
+	t->cap = cap;
+	return 0;
+}
+
+void rp_rbtree_free(struct rp_rbtree *t)
+{
+	free(t->mem);
+	free(t->red);
+	*t = (struct rp_rbtree){ .root = NIL };
+}
+
+void rp_rbtree_reset(struct rp_rbtree *t)
+{
+	t->n = 0;
+	t->root = NIL;
+}
+
+void rp_rbtree_insert(struct rp_rbtree *t, uint32_t item, rp_before_fn before, void *ctx)
+{
+	uint32_t p = NIL, cur = t->root, i = (uint32_t)t->n;
+	int go_left = 0;
+
+	if (t->n >= t->cap)
+		return;         /* rp_rbtree_init()'s caller sized it */
+	while (cur != NIL) {
+		p = cur;
+		go_left = before(item, t->item[cur], ctx) < 0;
+		cur = t->kid[!go_left][cur];
+	}
+	t->item[i] = item;
+	t->kid[0][i] = t->kid[1][i] = NIL;
+	t->parent[i] = p;
+	t->red[i] = 1;
+	if (p == NIL)
+		t->root = i;
+	else
+		t->kid[!go_left][p] = i;
+	insert_fixup(t, i);
+	t->n++;
+}
+
+size_t rp_rbtree_inorder(const struct rp_rbtree *t, uint32_t *out)
+{
 	size_t k = 0;
 
-	if (n < 2)
-		return 0;
-	if (n >= NIL)
-		return -ENOMEM;
-	mem = malloc(n * 4 * sizeof(*mem));
-	t.red = malloc(n);
-	if (!mem || !t.red) {
-		free(mem);
-		free(t.red);
-		return -ENOMEM;
-	}
-	t.kid[0] = mem;
-	t.kid[1] = mem + n;
-	t.parent = mem + 2 * n;
-	out = mem + 3 * n;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t p = NIL, cur = t.root;
-		int go_left = 0;
-
-		while (cur != NIL) {
-			p = cur;
-			go_left = before(v[i], v[cur], ctx) < 0;
-			cur = t.kid[!go_left][cur];
-		}
-		t.kid[0][i] = t.kid[1][i] = NIL;
-		t.parent[i] = p;
-		t.red[i] = 1;
-		if (p == NIL)
-			t.root = i;
-		else
-			t.kid[!go_left][p] = i;
-		insert_fixup(&t, i);
-	}
-	/* in order, without a stack: down the left spine, then up through parents */
-	for (uint32_t cur = t.root; cur != NIL;) {
-		while (t.kid[0][cur] != NIL)
-			cur = t.kid[0][cur];
+	/* down the left spine, then up through parents: no stack */
+	for (uint32_t cur = t->root; cur != NIL;) {
+		while (t->kid[0][cur] != NIL)
+			cur = t->kid[0][cur];
 		for (;;) {
-			out[k++] = v[cur];
-			if (t.kid[1][cur] != NIL) {
-				cur = t.kid[1][cur];
+			out[k++] = t->item[cur];
+			if (t->kid[1][cur] != NIL) {
+				cur = t->kid[1][cur];
 				break;
 			}
-			while (t.parent[cur] != NIL && t.kid[1][t.parent[cur]] == cur)
-				cur = t.parent[cur];
-			cur = t.parent[cur];
+			while (t->parent[cur] != NIL && t->kid[1][t->parent[cur]] == cur)
+				cur = t->parent[cur];
+			cur = t->parent[cur];
 			if (cur == NIL)
 				break;
 		}
 	}
+	return k;
+}
+
+int rp_rbtree_order(uint32_t *v, size_t n, rp_before_fn before, void *ctx)
+{
+	struct rp_rbtree t;
+
+	if (n < 2)
+		return 0;
+	if (rp_rbtree_init(&t, n))
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
-		v[i] = out[i];
-	free(mem);
-	free(t.red);
+		rp_rbtree_insert(&t, v[i], before, ctx);
+	rp_rbtree_inorder(&t, v);
+	rp_rbtree_free(&t);
 	return 0;
 }

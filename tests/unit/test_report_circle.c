@@ -80,6 +80,47 @@ static int write_file(const char *path, unsigned f)
 }
 
 /*
+ * Two events shown as one group (--group), whose samples take turns: the
+ * second event's odd samples have their addresses moved by 0x40, so it has
+ * rows the leader lacks. perf's hists__link() puts those into the leader's
+ * finished tree one by one, after its own entries, so the order of a
+ * circle depends on that too.
+ */
+static int write_group_file(const char *path, unsigned f)
+{
+	static uint64_t recs[1 + NR_SAMPLES][64];
+	static const uint64_t ids[2][1] = { { 1 }, { 2 } };
+	struct perf_event_attr attr[2];
+	struct pk_writer_evsel ev[2] = {
+		{ .attr = &attr[0], .name = "cpu-clock", .ids = ids[0], .nr_ids = 1 },
+		{ .attr = &attr[1], .name = "page-faults", .ids = ids[1], .nr_ids = 1 },
+	};
+	size_t lens[1 + NR_SAMPLES];
+	uint64_t one[64];
+
+	cpu_clock_attr(&attr[0], CIRCLE_SAMPLE_TYPE | PERF_SAMPLE_IDENTIFIER);
+	cpu_clock_attr(&attr[1], CIRCLE_SAMPLE_TYPE | PERF_SAMPLE_IDENTIFIER);
+	attr[1].config = PERF_COUNT_SW_PAGE_FAULTS;
+	lens[0] = comm_record(recs[0], PID, "circle");
+	for (unsigned k = 0; k < NR_SAMPLES; k++) {
+		uint64_t *b = recs[1 + k];
+		size_t len = sample_record(one, f, k), words = len / 8;
+
+		b[0] = one[0];
+		b[1] = ids[k % 2][0];                   /* PERF_SAMPLE_IDENTIFIER first */
+		memcpy(b + 2, one + 1, len - 8);
+		((struct perf_event_header *)b)->size = (uint16_t)(len + 8);
+		if (k % 4 == 3) {                       /* ip, then the frames after the context */
+			b[2] += 0x40;
+			for (size_t w = 8; w < words + 1; w++)
+				b[w] += 0x40;
+		}
+		lens[1 + k] = len + 8;
+	}
+	return write_perfdata(path, ev, 2, recs, lens, 1 + NR_SAMPLES);
+}
+
+/*
  * A file without garbage addresses whose --sort sym comparison is circular
  * all the same: unresolved symbols of two DSOs named around a resolved one
  * ("aaa.so" before this program's name before "zzz.so"). perf compares
@@ -165,6 +206,21 @@ int main(void)
 		if (ok(!write_file(file, f), "file %u with circular unresolved addresses written", f))
 			for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++)
 				same_rows(perfkit, file, label, args[i]);
+	}
+	for (unsigned f = 3; f <= 6; f += 3) {
+		static const char *const group_args[] = {
+			"--group -g none",                      /* comm,dso,sym: two trees */
+			"--group --sort dso,sym -g none",       /* one tree */
+			"--group --sort sym -g none",
+			"--group --group-sort-idx 1 --sort dso,sym -g none",
+			"--group --no-children -g none",
+		};
+
+		snprintf(file, sizeof(file), "%s/group%u.data", dir, f);
+		snprintf(label, sizeof(label), "group file %u", f);
+		if (ok(!write_group_file(file, f), "group file %u with circular unresolved addresses written", f))
+			for (size_t i = 0; i < sizeof(group_args) / sizeof(group_args[0]); i++)
+				same_rows(perfkit, file, label, group_args[i]);
 	}
 	snprintf(file, sizeof(file), "%s/dsos.data", dir);
 	if (ok(!write_dso_file(file), "file with unresolved symbols of two DSOs around a resolved one written")) {
