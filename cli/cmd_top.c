@@ -164,8 +164,11 @@ struct top_run {
 	int warned_bad;
 };
 
-/* Drain every ring into the profile. 0, or -EBADMSG when a ring is corrupt. */
-static int drain(struct top_run *r)
+/*
+ * Read every ring into the profile's queue, leaving its samples unresolved
+ * (pk_top_flush() resolves them). 0, or -EBADMSG when a ring is corrupt.
+ */
+static int read_rings(struct top_run *r)
 {
 	size_t n = pk_sampler_nr_rings(r->s);
 
@@ -194,7 +197,15 @@ static int drain(struct top_run *r)
 			return err;
 		}
 	}
-	return pk_top_flush(r->t);
+	return 0;
+}
+
+/* Read every ring and resolve what was read. 0, -EBADMSG or -ENOMEM. */
+static int drain(struct top_run *r)
+{
+	int err = read_rings(r);
+
+	return err ? err : pk_top_flush(r->t);
 }
 
 static void describe_target(struct top_run *r)
@@ -286,8 +297,14 @@ static int run_loop(struct top_run *r)
 		int all_gone = 0, wait_ms;
 
 		if (now >= next) {
-			/* what the rings hold was sampled in this interval: count it here */
-			if ((err = drain(r)) || (err = pk_top_interval_end(r->t, &iv)))
+			/*
+			 * What the rings hold was sampled in this interval: count it
+			 * here. The interval ends when they are read, before its
+			 * samples are resolved: resolving can take long (symbols
+			 * loaded for the first time, a loaded machine), and the
+			 * samples taken meanwhile wait in the rings for the next one.
+			 */
+			if ((err = read_rings(r)) || (err = pk_top_interval_end(r->t, &iv)))
 				break;
 			last = &iv;
 			if (r->view)
@@ -296,8 +313,13 @@ static int run_loop(struct top_run *r)
 				break;
 			if (r->o->iterations && ++done >= r->o->iterations)
 				break;
+			/*
+			 * Refreshes keep their cadence, but one that began more
+			 * than half a delay late starts it anew: the next would
+			 * otherwise show the little sampled in what is left.
+			 */
 			next += delay_ns;
-			if (next <= now)
+			if (next < now + delay_ns / 2)
 				next = now + delay_ns;
 			continue;
 		}

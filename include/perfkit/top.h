@@ -17,6 +17,11 @@
  *
  * pk_top_interval_end() closes the interval: it returns the rows sorted by
  * samples with their percentages, the totals, and starts the next interval.
+ * The interval ends when it is called, before it resolves the samples still
+ * queued, which can take long (a DSO's symbols loaded for the first time):
+ * call it right after reading the rings, without pk_top_flush(), so that
+ * the samples taken while they are resolved, which the rings keep for the
+ * next read, and the time they span both go to the next interval.
  * pk_top_format() writes an interval as `perf top --stdio` prints it.
  */
 #ifndef PERFKIT_TOP_H

@@ -35,29 +35,34 @@ row_pct() { block "$1" "$2" | awk -v s="$3" '/^ +[0-9.]+%  / && $NF == s { sub("
 # The oracle for the header's irqs/sec: perf record sampling the same target at
 # the same frequency during the same seconds gets the rate the kernel delivers
 # here (a busy VM loses timer ticks to steal time).
-# perf_rate_start NAME PERF-RECORD-ARGS...: start it for 2.2 s
+# perf_rate_start NAME PERF-RECORD-ARGS...: start it for 3.2 s
 perf_rate_start() {
 	local name=$1
 	shift
 	have_perf || return 0
-	perf record -q -e cpu-clock -o "$TMP/$name.rate" "$@" -- sleep 2.2 >/dev/null 2>&1 &
+	perf record -q -e cpu-clock -o "$TMP/$name.rate" "$@" -- sleep 3.2 >/dev/null 2>&1 &
 	echo $! >"$TMP/$name.rate.pid"
 }
 # check_rates FILE NAME HZ TEXT [MARGIN1]: the irqs/sec of refreshes 1 and 2
-# of FILE each within 15% (refresh 1: MARGIN1%) of perf's samples/s over the
-# same second of its recording, or of HZ x CPUs without perf. Each refresh
-# counts the samples taken during it, the ones still in the ring buffers at
-# its end included: a refresh that left them to the next read 12% low here,
-# and the next one 15% high (40% under ASan).
+# of FILE each within 15% (refresh 1: MARGIN1%) of perf's samples/s, or of
+# HZ x CPUs without perf. Refresh 1 compares with perf's first second. Refresh
+# 2 compares with the faster of perf's second and third: perfkit's start-up
+# (1.3 s under ASan) shifts its refreshes by up to a second against perf's,
+# and takes CPU from a -p target, whose cpu-clock then samples less, during
+# perf's second second (12 to 16% here under ASan) but not during refresh 2.
+# Each refresh counts the samples taken during it, the ones still in the ring
+# buffers at its end included: a refresh that left them to the next read 12%
+# low here, and the next one 15% high (40% under ASan).
 check_rates() {
-	local want1=$(($3 * NCPU)) want2=$(($3 * NCPU))
+	local want1=$(($3 * NCPU)) want2=$(($3 * NCPU)) want3
 	[ -f "$TMP/$2.rate.pid" ] && wait "$(cat "$TMP/$2.rate.pid")"
 	if [ -s "$TMP/$2.rate" ]; then
 		perf script -i "$TMP/$2.rate" -F time 2>/dev/null |
-			awk '{ t = $1 + 0; if (n++ == 0) f = t; if (t < f + 1) a++; else if (t < f + 2) b++ }
-			     END { print a + 0, b + 0 }' >"$TMP/$2.rates"
-		read -r want1 want2 <"$TMP/$2.rates"
-		note "perf record got $want1 samples in its first second, $want2 in its second"
+			awk '{ t = $1 + 0; if (n++ == 0) f = t; if (t < f + 1) a++; else if (t < f + 2) b++; else if (t < f + 3) c++ }
+			     END { print a + 0, b + 0, c + 0 }' >"$TMP/$2.rates"
+		read -r want1 want2 want3 <"$TMP/$2.rates"
+		note "perf record got $want1 samples in its first second, $want2 in its second, $want3 in its third"
+		[ "$want3" -gt "$want2" ] && want2=$want3
 	fi
 	note "perfkit top: refresh 1 $(rate 1 "$1")/s, refresh 2 $(rate 2 "$1")/s"
 	within "$(rate 1 "$1")" "$want1" "${5:-15}" "refresh 1: $4"
@@ -85,6 +90,25 @@ awk -v t="$total" 'BEGIN { exit !(t > 0 && t <= 100.05) }' && pass "row percenta
 	fail "row percentages add up to at most 100" "sum $total"
 rows=$(block 2 "$TMP/all" | grep -cE '^ +[0-9.]+%  ')
 is "$rows" 20 "20 rows per refresh without a terminal"
+
+# ---- a refresh whose samples take long to resolve -------------------------------
+# Every shared object's open slowed to 150 ms (pk-slow-open.so): resolving the
+# first samples of each process takes seconds, as under a sanitizer on a
+# loaded machine, and processes first sampled meanwhile are resolved at the
+# end of refresh 1. The samples taken during that wait in the rings (4 MB per
+# CPU, -m 1024, which do not fill) for refresh 2, which must count them over
+# the time they span: when refresh 1 ended after resolving its samples,
+# refresh 2 showed 2 to 600 times the rate, and refresh 1 was 20 to 30% low.
+if [ -f "${PK_SLOW_OPEN_SO:-}" ]; then
+	perf_rate_start slow -a -F 4000
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" LD_PRELOAD="$PK_SLOW_OPEN_SO" \
+		PK_SLOW_OPEN_MS=150 "$PERFKIT" top --stdio -n 2 -d 1 -a -m 1024 >"$TMP/slow" 2>"$TMP/slow.err"
+	is "$?" 0 "top -a with slow symbol loading exits 0"
+	is "$(iterations "$TMP/slow")" 2 "top -a with slow symbol loading prints two refreshes"
+	check_rates "$TMP/slow" slow 4000 "slow symbol loading: rate is about 4000 Hz x $NCPU CPUs"
+else
+	skip "no pk-slow-open.so (\$PK_SLOW_OPEN_SO): slow symbol loading not tested"
+fi
 
 # ---- one process ------------------------------------------------------------------
 "$PERFKIT" top --stdio -n 2 -d 1 -p "$W" >"$TMP/pid" 2>"$TMP/pid.err"
