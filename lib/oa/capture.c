@@ -160,17 +160,24 @@ static int flush_out(struct capture *c, struct pk_diag *diag)
 	return 0;
 }
 
-static int correlate(struct capture *c, struct pk_diag *diag)
+/* Correlation point @k into the recording. */
+static int put_correlation(struct capture *c, const struct pk_oa_correlation *k, struct pk_diag *diag)
 {
-	struct pk_oa_correlation k;
-	int err;
+	int err = pk_oa_write_correlation(&c->buf, k->cpu_ns, k->gpu_ts);
 
-	if ((err = pk_oa_device_correlation(c->dev, &k, diag)))
-		return err;
-	if ((err = pk_oa_write_correlation(&c->buf, k.cpu_ns, k.gpu_ts)))
+	if (err)
 		return pk_diag_fail(diag, err, "out of memory");
 	c->st->correlations++;
 	return 0;
+}
+
+/* A correlation point taken now, into the recording. */
+static int correlate(struct capture *c, struct pk_diag *diag)
+{
+	struct pk_oa_correlation k;
+	int err = pk_oa_device_correlation(c->dev, &k, diag);
+
+	return err ? err : put_correlation(c, &k, diag);
 }
 
 /*
@@ -319,6 +326,7 @@ int pk_oa_capture_run(struct pk_oa_device *dev, const struct pk_oa_capture_opts 
 	int format = OPT(opts, oa_format, dev->platform->oa_format);
 	int exponent = opts && opts->sz >= offsetof(struct pk_oa_capture_opts, exponent) + sizeof(int) ?
 		       opts->exponent : -1;
+	struct pk_oa_correlation first;
 	int err, err2;
 
 	c.st = stats ? stats : &local;
@@ -354,7 +362,14 @@ int pk_oa_capture_run(struct pk_oa_device *dev, const struct pk_oa_capture_opts 
 	if (!c.chunk)
 		return pk_diag_fail(diag, -ENOMEM, "out of memory");
 
-	if ((err = open_stream(&c, c.st->metric_id, format, exponent, diag)))
+	/*
+	 * The first correlation point is taken before the stream opens, so
+	 * that it comes before every report: the first report can be due one
+	 * period after the open, and creating the file and its header can
+	 * take longer than that on a loaded machine.
+	 */
+	if ((err = pk_oa_device_correlation(dev, &first, diag)) ||
+	    (err = open_stream(&c, c.st->metric_id, format, exponent, diag)))
 		goto out;
 	c.out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (c.out_fd < 0) {
@@ -371,7 +386,7 @@ int pk_oa_capture_run(struct pk_oa_device *dev, const struct pk_oa_capture_opts 
 		pk_diag_fail(diag, err, "cannot build the recording's header: %s", strerror(-err));
 		goto out;
 	}
-	if ((err = correlate(&c, diag)) || (err = flush_out(&c, diag)))
+	if ((err = put_correlation(&c, &first, diag)) || (err = flush_out(&c, diag)))
 		goto out;
 
 	err = loop(&c, diag);

@@ -58,6 +58,7 @@ struct fake {
 	int eio_at_read;              /* read number answered with EIO (0: never) */
 	int enospc_at_read;           /* read number answered with ENOSPC once */
 	int lost_at_read;             /* read number whose chunk starts with OA_REPORT_LOST */
+	int open_sleep_ms;            /* DRM_IOCTL_I915_PERF_OPEN returns this late (its reports start on time) */
 	uint64_t t0_ns, gpu_base;     /* the GPU clock: gpu_base + (now - t0) * 12.5 MHz */
 	/* what the capture asked for */
 	uint64_t props[16];
@@ -174,6 +175,12 @@ static int f_perf_open(struct fake *f, struct drm_i915_perf_open_param *p)
 			f->period = 2u << props[2 * i + 1];
 	f->next_ts = gpu_now(f) + f->period;
 	f->stream_open++;
+	if (f->open_sleep_ms) {
+		struct timespec ts = { f->open_sleep_ms / 1000, f->open_sleep_ms % 1000 * 1000000L };
+
+		while (nanosleep(&ts, &ts))
+			;
+	}
 	return STREAM_FD;
 }
 
@@ -494,6 +501,11 @@ static void test_capture(void)
 	}
 	f.lost_at_read = 3;
 	f.enospc_at_read = 5;
+	/*
+	 * 4 periods pass before the open returns, as on a loaded machine: a
+	 * first correlation point taken after it came after the first reports
+	 */
+	f.open_sleep_ms = 5;
 	err = pk_oa_capture_run(dev, &co, file, &st, &d);
 	is_int(err, 0, "a 0.4 s capture from the fake device succeeds (%s)", d.msg);
 	is_int(f.flags, I915_PERF_FLAG_FD_CLOEXEC | I915_PERF_FLAG_FD_NONBLOCK, "the stream is close-on-exec, non-blocking");
