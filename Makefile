@@ -142,9 +142,7 @@ test: all
 THREAD_TESTS := $(BUILD)/tests/unit/test_report_pipeline $(BUILD)/tests/unit/test_oa_report \
 	$(BUILD)/tests/unit/test_oa_follow
 test-threads: $(PERFKIT) $(THREAD_TESTS) $(WORKLOAD)
-	PERFKIT=$(abspath $(PERFKIT)) PK_WORKLOAD=$(abspath $(WORKLOAD)) \
-	PK_BUILD=$(abspath $(BUILD)) PK_SHARED=$(abspath ../shared) PK_THREAD_TESTS=1 \
-	prove -j$(PROVE_JOBS) --timer -f tests/cli/report.sh tests/cli/oa.sh $(THREAD_TESTS)
+	$(TEST_ENV) PK_THREAD_TESTS=1 prove -j$(PROVE_JOBS) --timer -f tests/cli/report.sh tests/cli/oa.sh $(THREAD_TESTS)
 
 check: deps
 	@$(MAKE) --no-print-directory test

@@ -251,9 +251,10 @@ int rp_collapse_order(struct pk_report *r, uint32_t *v, size_t n)
 /*
  * perf's hists__link(): each entry of a member that the leader lacks goes
  * into the leader's tree as a dummy entry, searched for from its root like
- * any other, after the leader's own entries made that tree (its input tree,
- * or the collapsed tree it grew into). Where no circle is possible, the
- * order is simply that of every entry sorted.
+ * any other, after the leader's own entries made that tree: its input tree,
+ * in the order they were made, or, when a key collapses, its collapsed
+ * tree, in the input tree's order (grow_trees()). Where no circle is
+ * possible, the order is simply that of every entry sorted.
  */
 int rp_collapse_order_linked(struct pk_report *r, uint32_t *v, size_t nr_leader, size_t n)
 {
@@ -262,17 +263,9 @@ int rp_collapse_order_linked(struct pk_report *r, uint32_t *v, size_t nr_leader,
 
 	if (nr_leader == n || (packed_words(r, v, n, &addr_words) && !unresolved_may_circle(r, v, n)))
 		return rp_collapse_order(r, v, n);
-	if (rp_rbtree_init(&t, n))
+	if ((has_collapse_key(r) && rp_rbtree_order(v, nr_leader, collapse_before, r)) || rp_rbtree_init(&t, n))
 		return -ENOMEM;
-	for (size_t i = 0; i < nr_leader; i++)
-		rp_rbtree_insert(&t, v[i], collapse_before, r);
-	if (has_collapse_key(r)) {
-		rp_rbtree_inorder(&t, v);
-		rp_rbtree_reset(&t);
-		for (size_t i = 0; i < nr_leader; i++)
-			rp_rbtree_insert(&t, v[i], collapse_before, r);
-	}
-	for (size_t i = nr_leader; i < n; i++)
+	for (size_t i = 0; i < n; i++)
 		rp_rbtree_insert(&t, v[i], collapse_before, r);
 	rp_rbtree_inorder(&t, v);
 	rp_rbtree_free(&t);

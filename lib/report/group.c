@@ -102,7 +102,6 @@ struct rp_gsort {
 	struct pk_report *r;
 	uint32_t nr;                /* members */
 	const uint32_t *rows;       /* nr entry indices per row, UINT32_MAX: none */
-	uint32_t leader;
 };
 static struct rp_gsort gs;
 
@@ -131,12 +130,13 @@ static const struct rp_entry *rp_row_rep(const uint32_t *row)
 }
 
 /*
- * perf's insertion order into its output tree, into @ord (@n rows): its
- * leader's collapsed tree after hists__link(), which adds the rows only
- * members have, member by member, each in that member's collapsed order.
+ * perf's insertion order into its output tree, into @ord (@n rows of the
+ * group led by @leader, @nr members): the leader's collapsed tree after
+ * hists__link(), which adds the rows only members have, member by member,
+ * each in that member's collapsed order.
  */
-static int rp_rows_collapse_order(struct pk_report *r, const uint32_t *rows, uint32_t nr, size_t n,
-				  uint32_t *ord)
+static int rp_rows_collapse_order(struct pk_report *r, uint32_t leader, uint32_t nr, const uint32_t *rows,
+				  size_t n, uint32_t *ord)
 {
 	uint32_t *row_of = malloc((r->nr_ent ? r->nr_ent : 1) * sizeof(*row_of));
 	uint32_t *v = malloc((n ? n : 1) * sizeof(*v));
@@ -151,12 +151,12 @@ static int rp_rows_collapse_order(struct pk_report *r, const uint32_t *rows, uin
 			if (rows[i * nr + m] != UINT32_MAX)
 				row_of[rows[i * nr + m]] = (uint32_t)i;
 	for (size_t i = 0; i < r->nr_ent; i++)         /* the leader's, in the order made */
-		if (r->ent[i].evsel == gs.leader && k < n)
+		if (r->ent[i].evsel == leader && k < n)
 			v[k++] = (uint32_t)i;
 	nl = k;
 	for (uint32_t m = 1; m < nr; m++) {
 		size_t nm;
-		uint32_t *vm = rp_collapsed_entries(r, gs.leader + m, &nm);
+		uint32_t *vm = rp_collapsed_entries(r, leader + m, &nm);
 
 		if (!vm)
 			goto out;
@@ -218,7 +218,7 @@ static int rp_group_rows(struct pk_report *r, uint32_t leader, uint32_t nr, uint
 		if (ev >= leader && ev - leader < nr && ev < r->grp_n && r->grp_leader[ev] == leader)
 			v[k++] = (uint32_t)i;
 	}
-	gs = (struct rp_gsort){ .r = r, .nr = nr, .leader = leader };
+	gs = (struct rp_gsort){ .r = r, .nr = nr };
 	qsort(v, k, sizeof(*v), rp_keywords_cmp);
 	rw = malloc((k ? k : 1) * nr * sizeof(*rw));
 	ord = malloc((k ? k : 1) * sizeof(*ord));
@@ -243,7 +243,7 @@ static int rp_group_rows(struct pk_report *r, uint32_t leader, uint32_t nr, uint
 	}
 	free(v);
 	gs.rows = rw;
-	if (rp_rows_collapse_order(r, rw, nr, n, ord) || rp_rbtree_order(ord, n, rp_row_before, NULL)) {
+	if (rp_rows_collapse_order(r, leader, nr, rw, n, ord) || rp_rbtree_order(ord, n, rp_row_before, NULL)) {
 		free(rw);
 		free(ord);
 		return -ENOMEM;

@@ -410,8 +410,6 @@ struct rp_rbtree {
 /* An empty tree for up to @cap items: 0 or -ENOMEM. */
 int rp_rbtree_init(struct rp_rbtree *t, size_t cap);
 void rp_rbtree_free(struct rp_rbtree *t);
-/* Empty it again, keeping its memory. */
-void rp_rbtree_reset(struct rp_rbtree *t);
 /* Insert @item: left of a node when before(item, node's item) < 0, else right (ties too). */
 void rp_rbtree_insert(struct rp_rbtree *t, uint32_t item, rp_before_fn before, void *ctx);
 /* The items in order into @out (t->n of them); their count. */

@@ -98,12 +98,6 @@ void rp_rbtree_free(struct rp_rbtree *t)
 	*t = (struct rp_rbtree){ .root = NIL };
 }
 
-void rp_rbtree_reset(struct rp_rbtree *t)
-{
-	t->n = 0;
-	t->root = NIL;
-}
-
 void rp_rbtree_insert(struct rp_rbtree *t, uint32_t item, rp_before_fn before, void *ctx)
 {
 	uint32_t p = NIL, cur = t->root, i = (uint32_t)t->n;
