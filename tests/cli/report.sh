@@ -42,8 +42,10 @@ compare() {
 	local name=$1 f=$2; shift 2
 	"$PERFKIT" report --stdio "$@" -i "$f" >"$TMP/pk.out" 2>"$TMP/pk.err"
 	local rc=$?
-	perf report --stdio "$@" -i "$f" >"$TMP/perf.out" 2>/dev/null
+	perf_report --stdio "$@" -i "$f" >"$TMP/perf.out" 2>/dev/null
+	local perfrc=$? why
 	if [ $rc -ne 0 ]; then fail "$name" "perfkit exit $rc: $(head -3 "$TMP/pk.err")"; return; fi
+	if why=$(perf_failed $perfrc "$TMP/perf.out" "$TMP/pk.out"); then skip "$name: $why"; return; fi
 	# rows >= 1% in order; all rows as a set (ties below may come in another order)
 	if diff <(rows "$TMP/perf.out" | awk '!/^ / || $1 + 0 >= 1.0') \
 		<(rows "$TMP/pk.out" | awk '!/^ / || $1 + 0 >= 1.0') >"$TMP/diff" &&
@@ -61,8 +63,11 @@ compare() {
 compare_body() {
 	local name=$1 f=$2; shift 2
 	"$PERFKIT" report --stdio "$@" -i "$f" >"$TMP/pk.out" 2>/dev/null
-	perf report --stdio "$@" -i "$f" >"$TMP/perf.out" 2>/dev/null
-	if diff <(body "$TMP/perf.out") <(body "$TMP/pk.out") >"$TMP/diff"; then
+	perf_report --stdio "$@" -i "$f" >"$TMP/perf.out" 2>/dev/null
+	local rc=$? why
+	if why=$(perf_failed $rc "$TMP/perf.out" "$TMP/pk.out"); then
+		skip "$name: $why"
+	elif diff <(body "$TMP/perf.out") <(body "$TMP/pk.out") >"$TMP/diff"; then
 		pass "$name"
 	else
 		fail "$name" "$(head -30 "$TMP/diff")"
@@ -75,7 +80,9 @@ compare_body() {
 compare_full() {
 	local name=$1 f=$2; shift 2
 	"$PERFKIT" report --stdio "$@" -i "$f" 2>&1 | grep -v '^# (Tip:' >"$TMP/pk.out"
-	perf report --stdio "$@" -i "$f" 2>&1 | grep -v -e '^# (Tip:' -e '^# (Cannot load tips' >"$TMP/perf.out"
+	perf_report --stdio "$@" -i "$f" 2>&1 | grep -v -e '^# (Tip:' -e '^# (Cannot load tips' >"$TMP/perf.out"
+	local rc=${PIPESTATUS[0]} why
+	if why=$(perf_failed "$rc" "$TMP/perf.out" "$TMP/pk.out"); then skip "$name: $why"; return; fi
 	if diff <(grep '^#' "$TMP/perf.out") <(grep '^#' "$TMP/pk.out") >"$TMP/diff"; then
 		compare "$name" "$f" "$@"
 	elif why=$(known "$name"); then
@@ -90,7 +97,9 @@ compare_full() {
 compare_text() {
 	local name=$1 f=$2; shift 2
 	"$PERFKIT" report --stdio "$@" -i "$f" 2>&1 | grep -v '^# (Tip:' >"$TMP/pk.out"
-	perf report --stdio "$@" -i "$f" 2>&1 | grep -v -e '^# (Tip:' -e '^# (Cannot load tips' >"$TMP/perf.out"
+	perf_report --stdio "$@" -i "$f" 2>&1 | grep -v -e '^# (Tip:' -e '^# (Cannot load tips' >"$TMP/perf.out"
+	local rc=${PIPESTATUS[0]} why
+	if why=$(perf_failed "$rc" "$TMP/perf.out" "$TMP/pk.out"); then skip "$name: $why"; return; fi
 	if [ -n "${DROP:-}" ]; then     # rows of a known difference, left out of both
 		grep -Ev -- "$DROP" "$TMP/pk.out" >"$TMP/pk.kept"; mv "$TMP/pk.kept" "$TMP/pk.out"
 		grep -Ev -- "$DROP" "$TMP/perf.out" >"$TMP/perf.kept"; mv "$TMP/perf.kept" "$TMP/perf.out"

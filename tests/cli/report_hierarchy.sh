@@ -25,9 +25,12 @@ compare() {
 	local name=$1 f=$2; shift 2
 	"$PERFKIT" report --stdio --hierarchy "$@" -i "$f" 2>/dev/null | grep -v '^# (Tip' >"$TMP/pk.out"
 	# (perf 6.1 may mark a fractal graph's "[...]" " (inlined)", from memory it never set)
-	perf report --stdio --hierarchy "$@" -i "$f" 2>/dev/null | sed -e 's/\[\.\.\.\] (inlined)$/[...]/' |
+	perf_report --stdio --hierarchy "$@" -i "$f" 2>/dev/null | sed -e 's/\[\.\.\.\] (inlined)$/[...]/' |
 		grep -v -e '^# (Tip' -e '^# (Cannot load tips' >"$TMP/perf.out"
-	if [ ! -s "$TMP/perf.out" ]; then
+	local rc=${PIPESTATUS[0]}
+	if [ "$rc" -eq 124 ]; then
+		skip "$name: $(perf_failed "$rc")"
+	elif [ ! -s "$TMP/perf.out" ]; then
 		skip "$name: perf printed nothing"
 	elif diff "$TMP/perf.out" "$TMP/pk.out" >"$TMP/diff" ||
 	     { diff <(tree "$TMP/perf.out") <(tree "$TMP/pk.out") >"$TMP/diff" &&

@@ -16,11 +16,14 @@ SHARED=${PK_SHARED:-../shared}
 W="$PK_WORKLOAD"
 
 # same NAME FILE ARGS...: the same report text, the closing tip aside
+# (or a skip that says why perf's text is no oracle: perf_failed in tap-lib.bash)
 same() {
-	local name=$1 f=$2; shift 2
-	perf report --stdio "$@" -i "$f" 2>/dev/null | grep -v -e '^# (Tip' -e '^# (Cannot load tips' >"$TMP/perf.out"
+	local name=$1 f=$2 rc why; shift 2
+	perf_report --stdio "$@" -i "$f" 2>/dev/null | grep -v -e '^# (Tip' -e '^# (Cannot load tips' >"$TMP/perf.out"
+	rc=${PIPESTATUS[0]}
 	"$PERFKIT" report --stdio "$@" -i "$f" 2>/dev/null | grep -v '^# (Tip' >"$TMP/pk.out"
-	if [ ! -s "$TMP/perf.out" ]; then skip "$name: perf printed nothing"
+	if why=$(perf_failed "$rc" "$TMP/perf.out" "$TMP/pk.out"); then skip "$name: $why"
+	elif [ ! -s "$TMP/perf.out" ]; then skip "$name: perf printed nothing"
 	elif diff "$TMP/perf.out" "$TMP/pk.out" >"$TMP/diff"; then pass "$name"
 	else fail "$name" "$(head -12 "$TMP/diff")"; keep_files report_options "$f" "$TMP/diff"; fi
 }

@@ -54,7 +54,7 @@ static void same_rows(const char *perfkit, const char *file, const char *label, 
 	char cmd[1024];
 	char *perf_rows, *pk_rows;
 
-	snprintf(cmd, sizeof(cmd), "perf report --stdio %s -i '%s' 2>/dev/null", args, file);
+	snprintf(cmd, sizeof(cmd), "timeout 60 perf report --stdio %s -i '%s' 2>/dev/null", args, file);
 	perf_rows = rows_of(cmd);
 	snprintf(cmd, sizeof(cmd), "'%s' report --stdio %s -i '%s' 2>/dev/null", perfkit, args, file);
 	pk_rows = rows_of(cmd);
