@@ -54,6 +54,7 @@ grep -q "offset 49104" "$TMP/err"; ok $? "and names its offset (49104)"
 
 RANDOM=4242
 files=$(find "$CORPUS" -type f -name '*data*' ! -name '*.md' ! -name '*.txt' | sort)
+declare -A tried    # the truncations checked, by checksum: most files begin alike
 for f in $files; do
 	name=${f#"$CORPUS"/}
 	size=$(stat -c %s "$f")
@@ -61,6 +62,9 @@ for f in $files; do
 	for cut in 8 16 100 $((size / 7)) $((size / 3)) $((size / 2)) $((size - 1)); do
 		[ "$cut" -gt 0 ] && [ "$cut" -lt "$size" ] || continue
 		head -c "$cut" "$f" > "$TMP/cut"
+		sum=$(cksum <"$TMP/cut")
+		[ -z "${tried[$sum]:-}" ] || continue
+		tried[$sum]=1
 		check "$TMP/cut" "$name truncated to $cut bytes"
 	done
 	# bit flips: in the header and anywhere in the file
