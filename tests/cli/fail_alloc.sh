@@ -72,7 +72,7 @@ sweep() {
 			>"$TMP/out" 2>"$TMP/err"
 		rc=$?
 		out="" err=""
-		IFS= read -r -d '' out <"${SWEEP_FILE:-$TMP/out}"
+		{ IFS= read -r -d '' out <"${SWEEP_FILE:-$TMP/out}"; } 2>/dev/null   # (a file it removed: "")
 		IFS= read -r -d '' err <"$TMP/err"
 		if [ "$rc" -ge 124 ]; then
 			why="allocation $i: status $rc: ${err: -200}"

@@ -410,7 +410,7 @@ int main(void)
 	       "group file of %d samples drawn at random written", MAX_SAMPLES)) {
 		if (system("perf version 2>/dev/null | grep -q '^perf version 6\\.1\\.'") == 0)
 			ok(perf_splits_a_row(file, "--children --sort sym -g none"),
-			   "drawn file: perf 6.1 prints one of the member's rows twice (the case this checks)");
+			   "drawn file: perf 6.1 prints a key's row twice in one event's rows (the case this checks)");
 		else
 			ok(1, "# SKIP drawn file: perf is not 6.1, whose split rows this file was drawn to show");
 		rows_are_sums(perfkit, file, MAX_SAMPLES, "--group --children --sort sym -g none", 1);
