@@ -33,19 +33,26 @@ declare -A KNOWN=(
 known() { local k; for k in "${!KNOWN[@]}"; do case "$1" in *"$k"*) echo "${KNOWN[$k]}"; return 0 ;; esac; done; return 1; }
 todo() { TAP_N=$((TAP_N + 1)); echo "not ok $TAP_N - $1 # TODO $2"; }
 
-# compare NAME FILE ARGS...: perfkit and perf print the same rows
 # keep FILE: a recording that perfkit and perf disagree on is kept for diagnosis
 # (the recordings made here differ from run to run), and its place is said on stderr
 keep() { keep_files report "$1" "$TMP/diff" "$TMP/pk.out" "$TMP/perf.out"; }
 
-compare() {
-	local name=$1 f=$2; shift 2
+# run_both FILE ARGS...: `report --stdio ARGS -i FILE` by perfkit (standard output in
+# $TMP/pk.out, error in $TMP/pk.err, status in pk_rc) and by perf (output in $TMP/perf.out,
+# status in perf_rc)
+run_both() {
+	local f=$1; shift
 	"$PERFKIT" report --stdio "$@" -i "$f" >"$TMP/pk.out" 2>"$TMP/pk.err"
-	local rc=$?
+	pk_rc=$?
 	perf_report --stdio "$@" -i "$f" >"$TMP/perf.out" 2>/dev/null
-	local perfrc=$? why
-	if [ $rc -ne 0 ]; then fail "$name" "perfkit exit $rc: $(head -3 "$TMP/pk.err")"; return; fi
-	if why=$(perf_failed $perfrc "$TMP/perf.out" "$TMP/pk.out"); then skip "$name: $why"; return; fi
+	perf_rc=$?
+}
+
+# rows_judged NAME FILE: after run_both, the same rows (or a skip, or a known difference)
+rows_judged() {
+	local name=$1 f=$2 why
+	if [ "$pk_rc" -ne 0 ]; then fail "$name" "perfkit exit $pk_rc: $(head -3 "$TMP/pk.err")"; return; fi
+	if why=$(perf_failed "$perf_rc" "$TMP/perf.out" "$TMP/pk.out"); then skip "$name: $why"; return; fi
 	# rows >= 1% in order; all rows as a set (ties below may come in another order)
 	if diff <(rows "$TMP/perf.out" | awk '!/^ / || $1 + 0 >= 1.0') \
 		<(rows "$TMP/pk.out" | awk '!/^ / || $1 + 0 >= 1.0') >"$TMP/diff" &&
@@ -57,6 +64,13 @@ compare() {
 		fail "$name" "$(head -20 "$TMP/diff")"
 		keep "$f"
 	fi
+}
+
+# compare NAME FILE ARGS...: perfkit and perf print the same rows
+compare() {
+	local name=$1 f=$2; shift 2
+	run_both "$f" "$@"
+	rows_judged "$name" "$f"
 }
 
 # compare_body NAME FILE ARGS...: the same entries of 1% and more, with their call graphs (body)
@@ -76,22 +90,25 @@ compare_body() {
 }
 
 # compare_full NAME FILE ARGS...: the '#' lines whole (titles, totals, column heads and what
-# filters name), then the rows as compare() does
+# filters name; the closing tip aside), then the rows as compare() does, from the same runs
+# (neither tool starts a line of its standard error with '#')
 compare_full() {
-	local name=$1 f=$2; shift 2
-	"$PERFKIT" report --stdio "$@" -i "$f" 2>&1 | grep -v '^# (Tip:' >"$TMP/pk.out"
-	perf_report --stdio "$@" -i "$f" 2>&1 | grep -v -e '^# (Tip:' -e '^# (Cannot load tips' >"$TMP/perf.out"
-	local rc=${PIPESTATUS[0]} why
-	if why=$(perf_failed "$rc" "$TMP/perf.out" "$TMP/pk.out"); then skip "$name: $why"; return; fi
-	if diff <(grep '^#' "$TMP/perf.out") <(grep '^#' "$TMP/pk.out") >"$TMP/diff"; then
-		compare "$name" "$f" "$@"
-	elif why=$(known "$name"); then
-		todo "$name" "$why"
+	local name=$1 f=$2 why; shift 2
+	run_both "$f" "$@"
+	if [ "$pk_rc" -eq 0 ] && ! perf_failed "$perf_rc" "$TMP/perf.out" "$TMP/pk.out" >/dev/null &&
+	   ! diff <(heads "$TMP/perf.out") <(heads "$TMP/pk.out") >"$TMP/diff"; then
+		if why=$(known "$name"); then
+			todo "$name" "$why"
+		else
+			fail "$name" "$(head -20 "$TMP/diff")"
+			keep "$f"
+		fi
 	else
-		fail "$name" "$(head -20 "$TMP/diff")"
-		keep "$f"
+		rows_judged "$name" "$f"
 	fi
 }
+# heads FILE: the '#' lines but the closing tip
+heads() { grep '^#' "$1" | grep -v -e '^# (Tip:' -e '^# (Cannot load tips'; }
 
 # compare_text NAME FILE ARGS...: perf's whole text, every row in perf's order (the tip aside)
 compare_text() {

@@ -48,13 +48,19 @@ static char *rows_of(const char *cmd)
 	return out;
 }
 
+/*
+ * perf report, stopped after 20 s: perf 6.1 loops for half an hour on a
+ * group row whose member holds one key twice (tests/cli/tap-lib.bash)
+ */
+#define PERF_REPORT "timeout 20 perf report"
+
 /* Both tools' rows for `report --stdio @args` on @file (named @label in the test): the same. */
 static void same_rows(const char *perfkit, const char *file, const char *label, const char *args)
 {
 	char cmd[1024];
 	char *perf_rows, *pk_rows;
 
-	snprintf(cmd, sizeof(cmd), "timeout 60 perf report --stdio %s -i '%s' 2>/dev/null", args, file);
+	snprintf(cmd, sizeof(cmd), PERF_REPORT " --stdio %s -i '%s' 2>/dev/null", args, file);
 	perf_rows = rows_of(cmd);
 	snprintf(cmd, sizeof(cmd), "'%s' report --stdio %s -i '%s' 2>/dev/null", perfkit, args, file);
 	pk_rows = rows_of(cmd);

@@ -50,28 +50,38 @@ static const uint64_t addrs[] = {
 #define NR_ADDRS (sizeof(addrs) / sizeof(addrs[0]))
 
 /*
- * Sample @k of file @f: IP, TID, TIME, PERIOD, then a user call chain of 1 to
- * MAX_FRAMES addresses, drawn by a fixed rule that @f varies.
+ * Sample @k: IP (@chain[0], the leaf), TID, TIME, PERIOD, then a user call
+ * chain of the @nf addresses of @chain.
  */
-static size_t sample_record(uint64_t *buf, unsigned f, unsigned k)
+static size_t put_sample(uint64_t *buf, unsigned k, const uint64_t *chain, unsigned nf)
 {
 	struct perf_event_header *h = (struct perf_event_header *)buf;
-	unsigned nf = 1 + (k * 7 + k / 3 + f) % MAX_FRAMES;
 	size_t w = 1;
 
-	buf[w++] = addrs[(k * 5 + 3 + f * k / 7) % NR_ADDRS];    /* ip: the leaf */
+	buf[w++] = chain[0];
 	buf[w++] = (uint64_t)PID << 32 | PID;        /* tid, pid */
 	buf[w++] = 1000000 + 1000 * (uint64_t)k;     /* time */
 	buf[w++] = 1000;                             /* period: every sample the same, for ties */
 	buf[w++] = nf + 1;
 	buf[w++] = (uint64_t)PERF_CONTEXT_USER;
-	buf[w++] = buf[1];
-	for (unsigned i = 1; i < nf; i++)
-		buf[w++] = addrs[(k * 3 + i * (k % 4 + 1) + f * i) % NR_ADDRS];
+	for (unsigned i = 0; i < nf; i++)
+		buf[w++] = chain[i];
 	h->type = PERF_RECORD_SAMPLE;
 	h->misc = PERF_RECORD_MISC_USER;
 	h->size = (uint16_t)(w * 8);
 	return w * 8;
+}
+
+/* Sample @k of file @f: a chain of 1 to MAX_FRAMES addresses, by a fixed rule that @f varies. */
+static size_t sample_record(uint64_t *buf, unsigned f, unsigned k)
+{
+	uint64_t chain[MAX_FRAMES];
+	unsigned nf = 1 + (k * 7 + k / 3 + f) % MAX_FRAMES;
+
+	chain[0] = addrs[(k * 5 + 3 + f * k / 7) % NR_ADDRS];
+	for (unsigned i = 1; i < nf; i++)
+		chain[i] = addrs[(k * 3 + i * (k % 4 + 1) + f * i) % NR_ADDRS];
+	return put_sample(buf, k, chain, nf);
 }
 
 /*
@@ -81,28 +91,17 @@ static size_t sample_record(uint64_t *buf, unsigned f, unsigned k)
 static size_t drawn_sample_record(uint64_t *buf, unsigned f, unsigned k)
 {
 	static uint64_t s;
-	struct perf_event_header *h = (struct perf_event_header *)buf;
+	uint64_t chain[MAX_FRAMES];
 	unsigned nf;
-	size_t w = 1;
 
 	if (k == 0)
 		s = 0x9e3779b97f4a7c15ull * (f + 1);
 #define DRAW() (s ^= s << 13, s ^= s >> 7, s ^= s << 17, s)
 	nf = 1 + DRAW() % MAX_FRAMES;
-	buf[w++] = addrs[DRAW() % NR_ADDRS];
-	buf[w++] = (uint64_t)PID << 32 | PID;
-	buf[w++] = 1000000 + 1000 * (uint64_t)k;
-	buf[w++] = 1000;
-	buf[w++] = nf + 1;
-	buf[w++] = (uint64_t)PERF_CONTEXT_USER;
-	buf[w++] = buf[1];
-	for (unsigned i = 1; i < nf; i++)
-		buf[w++] = addrs[DRAW() % NR_ADDRS];
+	for (unsigned i = 0; i < nf; i++)
+		chain[i] = addrs[DRAW() % NR_ADDRS];
 #undef DRAW
-	h->type = PERF_RECORD_SAMPLE;
-	h->misc = PERF_RECORD_MISC_USER;
-	h->size = (uint16_t)(w * 8);
-	return w * 8;
+	return put_sample(buf, k, chain, nf);
 }
 
 static int write_file(const char *path, unsigned f)
@@ -229,11 +228,21 @@ struct key_sums {
 	uint64_t addr, self[2], children[2];
 };
 
-static struct key_sums *key_of(struct key_sums *keys, size_t *nr_keys, uint64_t addr)
+static struct key_sums *find_key(struct key_sums *keys, size_t nr_keys, uint64_t addr)
 {
-	for (size_t i = 0; i < *nr_keys; i++)
+	for (size_t i = 0; i < nr_keys; i++)
 		if (keys[i].addr == addr)
 			return &keys[i];
+	return NULL;
+}
+
+/* @addr's sums, added zeroed when new */
+static struct key_sums *key_of(struct key_sums *keys, size_t *nr_keys, uint64_t addr)
+{
+	struct key_sums *key = find_key(keys, *nr_keys, addr);
+
+	if (key)
+		return key;
 	keys[*nr_keys] = (struct key_sums){ .addr = addr };
 	return &keys[(*nr_keys)++];
 }
@@ -304,16 +313,13 @@ static void rows_are_sums(const char *perfkit, const char *file, unsigned nr, co
 		uint64_t addr;
 		int n = children ? sscanf(line, "%15s %15s %15s %15s [.] %" SCNx64, col[0], col[1], col[2], col[3], &addr)
 				 : sscanf(line, "%15s %15s [.] %" SCNx64, col[0], col[1], &addr);
-		struct key_sums *key = NULL;
+		struct key_sums *key;
 		int ncol = children ? 4 : 2;
 
 		if (line[0] == '#' || n != ncol + 1)
 			continue;
 		rows++;
-		for (size_t i = 0; i < nr_keys; i++)
-			if (keys[i].addr == addr)
-				key = &keys[i];
-		if (key) {
+		if ((key = find_key(keys, nr_keys, addr))) {
 			for (int e = 0; e < 2; e++) {
 				percent(w[ncol - 2 + e], sizeof(w[0]), key->self[e], total[e]);
 				if (children)
@@ -333,7 +339,7 @@ static void rows_are_sums(const char *perfkit, const char *file, unsigned nr, co
 		diag("%zu rows for %zu keys, %zu wrong; first: %s", rows, want, wrong, first);
 }
 
-/* Whether perf prints some row of @file twice in one event's rows under @args, stopped after 20 s. */
+/* Whether perf prints some row of @file twice in one event's rows under @args (PERF_REPORT). */
 static int perf_splits_a_row(const char *file, const char *args)
 {
 	char cmd[900], line[512], seen[4 * NR_ADDRS][40];
@@ -341,7 +347,7 @@ static int perf_splits_a_row(const char *file, const char *args)
 	int twice = 0;
 	FILE *fp;
 
-	snprintf(cmd, sizeof(cmd), "timeout 20 perf report --stdio %s -i '%s' 2>/dev/null", args, file);
+	snprintf(cmd, sizeof(cmd), PERF_REPORT " --stdio %s -i '%s' 2>/dev/null", args, file);
 	fp = popen(cmd, "r");
 	if (!fp)
 		return 0;
