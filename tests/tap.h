@@ -73,6 +73,20 @@ static inline void diag(const char *fmt, ...)
 	printf("\n");
 }
 
+/* Show the first line where the texts @want (from @want_by) and @got (from @got_by) differ. */
+static inline void diag_first_difference(const char *want_by, const char *want, const char *got_by,
+					 const char *got)
+{
+	const char *p = want, *q = got;
+
+	while (*p && *p == *q)          /* to the start of the first line that differs */
+		p++, q++;
+	while (p > want && p[-1] != '\n')
+		p--, q--;
+	diag("%s: %.*s", want_by, (int)strcspn(p, "\n"), p);
+	diag("%s: %.*s", got_by, (int)strcspn(q, "\n"), q);
+}
+
 static inline int done_testing(void)
 {
 	printf("1..%d\n", tap_count);

@@ -389,6 +389,18 @@ void pk_script_put_start(struct pk_script *sc, uint32_t f, int comm_plain, const
 		put_time(sc, time);
 }
 
+/*
+ * The offset perf prints after a symbol's name: where the address is not
+ * below the symbol's end (a zero-sized JIT symbol, hit at its start), perf
+ * 6.1 subtracts the map's start too, and prints what that wraps to.
+ */
+static uint64_t printed_symoff(const struct pk_location *loc)
+{
+	if (loc->addr < loc->sym->end || !loc->map)
+		return loc->symoff;
+	return loc->addr - loc->map->start - loc->sym->start;
+}
+
 /* Symbol name [+0xoff], or [unknown]. */
 static void put_sym(struct pk_obuf *o, const struct pk_location *loc, int symoff)
 {
@@ -399,7 +411,7 @@ static void put_sym(struct pk_obuf *o, const struct pk_location *loc, int symoff
 	pk_obuf_puts(o, loc->sym->name);
 	if (symoff) {
 		pk_obuf_write(o, "+0x", 3);
-		pk_obuf_hex(o, loc->symoff, 0);
+		pk_obuf_hex(o, printed_symoff(loc), 0);
 	}
 }
 
@@ -551,12 +563,8 @@ static void put_branch_end(struct pk_script *sc, uint32_t f, const struct pk_rsa
 	if (f & (PK_SF_BRSTACK | PK_SF_BRSTACKOFF)) {
 		pk_obuf_write(o, "0x", 2);
 		pk_obuf_hex(o, (f & PK_SF_BRSTACK) ? addr : branch_offset(&loc, addr), 0);
-	} else if (loc.sym) {
-		pk_obuf_puts(o, loc.sym->name);
-		pk_obuf_write(o, "+0x", 3);
-		pk_obuf_hex(o, loc.symoff, 0);
 	} else {
-		pk_obuf_write(o, "[unknown]", 9);
+		put_sym(o, &loc, 1);
 	}
 	if (f & PK_SF_DSO) {
 		pk_obuf_putc(o, '(');

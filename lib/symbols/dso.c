@@ -130,12 +130,14 @@ struct sym_dso *sym_dso_findnew(struct pk_symbols *s, const char *name, enum sym
 	return d;
 }
 
+/* The table of sorted @rv, with perf's tree after it in the same block where symbols overlap. */
 int sym_dso_set_syms(struct pk_symbols *s, struct sym_dso *d, struct sym_rawvec *rv)
 {
+	size_t i, tree_len = sym_tree_size(rv);
+	uint32_t *tree = NULL, root = 0;
 	struct pk_sym *v;
-	size_t i;
 
-	v = rv->n ? malloc(rv->n * sizeof(*v)) : NULL;
+	v = rv->n ? malloc(rv->n * sizeof(*v) + tree_len * sizeof(*tree)) : NULL;
 	if (rv->n && !v)
 		return -ENOMEM;
 	for (i = 0; i < rv->n; i++) {
@@ -143,18 +145,31 @@ int sym_dso_set_syms(struct pk_symbols *s, struct sym_dso *d, struct sym_rawvec 
 		v[i].end = rv->v[i].end;
 		v[i].name = rv->v[i].name;
 	}
+	if (tree_len) {
+		tree = (uint32_t *)(v + rv->n);
+		if (sym_tree_build(rv, tree, &root)) {
+			free(v);
+			return -ENOMEM;
+		}
+	}
 	if (d->syms && sym_keep_old(s, d->syms)) {
 		free(v);
 		return -ENOMEM;
 	}
 	d->syms = v;
 	d->nr_syms = rv->n;
+	d->tree = tree;
+	d->tree_root = root;
 	d->pub.has_symbols = rv->n > 0;
 	sym_cache_clear(s);
 	return 0;
 }
 
-/* Rebuild @d's table with one symbol added (KSYMBOL); the old array stays alive. */
+/*
+ * Rebuild @d's table with one symbol added (KSYMBOL); the old array stays
+ * alive. Where symbols then overlap, the tree is the one of inserting them
+ * in address order, the new one last.
+ */
 int sym_dso_insert_sym(struct pk_symbols *s, struct sym_dso *d, uint64_t start, uint64_t len,
 		       const char *name)
 {
@@ -198,6 +213,7 @@ void sym_dso_remove_sym(struct pk_symbols *s, struct sym_dso *d, uint64_t addr)
 	}
 	d->syms = v;
 	d->nr_syms = k;
+	d->tree = NULL;   /* no history to replay: where symbols overlap, the innermost answers */
 	d->pub.has_symbols = k > 0;
 	sym_cache_clear(s);
 }
@@ -210,6 +226,9 @@ static int sym_contains(const struct pk_sym *p, uint64_t addr)
 const struct pk_sym *sym_dso_find_sym(const struct sym_dso *d, uint64_t addr)
 {
 	size_t lo = 0, hi = d->nr_syms, i;
+
+	if (d->tree)
+		return sym_tree_find(d->syms, d->tree, d->tree_root, addr);
 
 	/* last symbol with start <= addr */
 	while (lo < hi) {

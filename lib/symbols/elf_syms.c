@@ -336,7 +336,8 @@ static int load_syms(struct pk_symbols *s, struct sym_dso *d, struct symsrc *sym
 			secstr = rt->shstrndx;
 		}
 		secname = elf_strptr(secelf, secstr, sh.sh_name);
-		if (is_label && (!secname || !strstr(secname, "text")))
+		/* perf's elf_sec__filter: a label counts in a text or data section */
+		if (is_label && (!secname || (!strstr(secname, "text") && !strstr(secname, "data"))))
 			continue;
 		name = elf_strptr(syms->elf, tsh.sh_link, sym.st_name);
 		if (!name)
@@ -496,7 +497,9 @@ int sym_elf_load(struct pk_symbols *s, struct sym_dso *d)
 	if (!err && rv.n) {
 		sym_rawvec_sort(&rv);
 		sym_fixup_end(&rv, 0);
-		sym_fixup_duplicate(&rv);
+		err = sym_fixup_duplicate(&rv);
+	}
+	if (!err && rv.n) {
 		synth_plt(s, rt, &rv);
 		sym_rawvec_sort(&rv);
 		err = sym_dso_set_syms(s, d, &rv);

@@ -35,9 +35,23 @@ struct sym_raw {
 	uint8_t bind, type;
 };
 
+/* A symbol sym_fixup_duplicate dropped: perf erased it from its tree then. */
+struct sym_erased {
+	uint64_t start;
+	uint32_t idx;
+	uint32_t at;          /* how many symbols had been added by then */
+};
+
+/*
+ * The symbols, and the history perf's tree of them went through: every
+ * symbol added (idx 0, 1, ... in turn) and the ones erased since, in order.
+ */
 struct sym_rawvec {
 	struct sym_raw *v;
 	size_t n, cap;
+	uint32_t next_idx;
+	struct sym_erased *erased;
+	size_t nr_erased, cap_erased;
 };
 
 int sym_rawvec_push(struct sym_rawvec *rv, uint64_t start, uint64_t size, const char *name,
@@ -46,7 +60,7 @@ void sym_rawvec_release(struct sym_rawvec *rv);
 /* Sort by start (stable), then perf's fixups: end of zero-sized symbols, duplicates. */
 void sym_rawvec_sort(struct sym_rawvec *rv);
 void sym_fixup_end(struct sym_rawvec *rv, int is_kallsyms);
-void sym_fixup_duplicate(struct sym_rawvec *rv);
+int sym_fixup_duplicate(struct sym_rawvec *rv);    /* 0 or -ENOMEM */
 
 /* ---- DSOs ---------------------------------------------------------------- */
 
@@ -69,6 +83,8 @@ struct sym_dso {
 	enum sym_dso_kind kind;
 	struct pk_sym *syms;     /* sorted by start, non-overlapping starts */
 	size_t nr_syms;
+	uint32_t *tree;          /* where symbols overlap: perf's tree over syms (perf_tree.c), else NULL */
+	uint32_t tree_root;
 	struct sym_load *loads;  /* PT_LOADs of the runtime file (srcline vaddr) */
 	size_t nr_loads;
 	const char *dwarf_file;  /* file with .debug_info, NULL unknown */
@@ -177,6 +193,17 @@ struct sym_dso *sym_dso_findnew(struct pk_symbols *s, const char *name, enum sym
 void sym_dso_set_short(struct pk_symbols *s, struct sym_dso *d, const char *short_name);
 void sym_dso_load(struct pk_symbols *s, struct sym_dso *d);
 const struct pk_sym *sym_dso_find_sym(const struct sym_dso *d, uint64_t addr);
+
+/*
+ * perf_tree.c: where a table's symbols overlap, perf's answer depends on
+ * the shape of its red-black tree. sym_tree_size(): 0 where no symbol of
+ * sorted @rv overlaps the next, else the uint32_t count sym_tree_build()
+ * fills (two per symbol) after replaying @rv's history; it returns the root.
+ */
+size_t sym_tree_size(const struct sym_rawvec *rv);
+int sym_tree_build(const struct sym_rawvec *rv, uint32_t *tree, uint32_t *root);
+const struct pk_sym *sym_tree_find(const struct pk_sym *syms, const uint32_t *tree, uint32_t root,
+				   uint64_t addr);
 int sym_dso_set_syms(struct pk_symbols *s, struct sym_dso *d, struct sym_rawvec *rv);
 void sym_dso_free_all(struct pk_symbols *s);
 /* Insert one symbol into a loaded DSO (KSYMBOL). */

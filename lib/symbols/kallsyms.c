@@ -208,6 +208,7 @@ static void split_modules(struct pk_symbols *s, struct sym_rawvec *rv, int drop_
 		if (!m)
 			continue;   /* perf: /proc/{kallsyms,modules} inconsistency, symbol dropped */
 		mod.n = 0;
+		mod.next_idx = 0;
 		{
 			struct sym_dso *d = (struct sym_dso *)m->pub.dso;
 			size_t j = i;
@@ -299,7 +300,10 @@ int sym_kallsyms_load(struct pk_symbols *s)
 		delta = ref - s->kernel_ref_addr;
 	sym_rawvec_sort(&k.rv);
 	sym_fixup_end(&k.rv, 1);
-	sym_fixup_duplicate(&k.rv);
+	if (sym_fixup_duplicate(&k.rv)) {
+		sym_rawvec_release(&k.rv);
+		return -ENOMEM;
+	}
 	/* another kernel's file: its modules keep no symbols, the names are not used */
 	split_modules(s, &k.rv, mode == 2);
 	for (i = 0; i < k.rv.n; i++) {

@@ -3,7 +3,8 @@
  * as the loaders find them, and perf's post-processing of a table
  * (symbols__fixup_end: zero-sized symbols end where the next one starts;
  * symbols__fixup_duplicate: of symbols at one address keep the one
- * choose_best_symbol prefers).
+ * choose_best_symbol prefers), with the history perf's tree goes through
+ * (perf_tree.c replays it where symbols overlap).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -91,7 +92,7 @@ int sym_rawvec_push(struct sym_rawvec *rv, uint64_t start, uint64_t size, const 
 	if (r->end < start)
 		r->end = UINT64_MAX;
 	r->name = name;
-	r->idx = (uint32_t)rv->n;
+	r->idx = rv->next_idx++;
 	r->bind = bind;
 	r->type = type;
 	rv->n++;
@@ -101,8 +102,24 @@ int sym_rawvec_push(struct sym_rawvec *rv, uint64_t start, uint64_t size, const 
 void sym_rawvec_release(struct sym_rawvec *rv)
 {
 	free(rv->v);
-	rv->v = NULL;
-	rv->n = rv->cap = 0;
+	free(rv->erased);
+	memset(rv, 0, sizeof(*rv));
+}
+
+/* Note that @r leaves the table now, as perf erases it from its tree. */
+static int log_erased(struct sym_rawvec *rv, const struct sym_raw *r)
+{
+	if (rv->nr_erased == rv->cap_erased) {
+		size_t cap = rv->cap_erased ? rv->cap_erased * 2 : 64;
+		struct sym_erased *v = realloc(rv->erased, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		rv->erased = v;
+		rv->cap_erased = cap;
+	}
+	rv->erased[rv->nr_erased++] = (struct sym_erased){ r->start, r->idx, rv->next_idx };
+	return 0;
 }
 
 static int raw_cmp(const void *a, const void *b)
@@ -191,17 +208,23 @@ static int choose_best(const struct sym_raw *a, const struct sym_raw *b)
 	return 0;
 }
 
-void sym_fixup_duplicate(struct sym_rawvec *rv)
+/* In perf's order: the first of a run meets the next, the loser is erased, the winner meets the next. */
+int sym_fixup_duplicate(struct sym_rawvec *rv)
 {
 	size_t i, out = 0;
 
 	for (i = 0; i < rv->n; i++) {
 		if (out && rv->v[out - 1].start == rv->v[i].start) {
-			if (choose_best(&rv->v[out - 1], &rv->v[i]) == 1)
+			int keep_next = choose_best(&rv->v[out - 1], &rv->v[i]) == 1;
+
+			if (log_erased(rv, keep_next ? &rv->v[out - 1] : &rv->v[i]))
+				return -ENOMEM;
+			if (keep_next)
 				rv->v[out - 1] = rv->v[i];
 			continue;
 		}
 		rv->v[out++] = rv->v[i];
 	}
 	rv->n = out;
+	return 0;
 }

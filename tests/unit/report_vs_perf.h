@@ -68,16 +68,8 @@ static void same_rows(const char *perfkit, const char *file, const char *label, 
 		ok(0, "%s, report %s: both tools print rows (perf %s, perfkit %s)", label, args,
 		   perf_rows ? "did" : "did not", pk_rows ? "did" : "did not");
 	} else if (!ok(!strcmp(perf_rows, pk_rows), "%s, report %s: perfkit's rows are perf's, in its order",
-		       label, args)) {
-		const char *p = perf_rows, *q = pk_rows;
-
-		while (*p && *p == *q)          /* to the start of the first line that differs */
-			p++, q++;
-		while (p > perf_rows && p[-1] != '\n')
-			p--, q--;
-		diag("perf:    %.*s", (int)strcspn(p, "\n"), p);
-		diag("perfkit: %.*s", (int)strcspn(q, "\n"), q);
-	}
+		       label, args))
+		diag_first_difference("perf   ", perf_rows, "perfkit", pk_rows);
 	free(perf_rows);
 	free(pk_rows);
 }
