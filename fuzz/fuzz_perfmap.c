@@ -48,7 +48,7 @@ static void check_tree(struct sym_rawvec *rv)
 			uint64_t addr = rv->v[i / 2].start + i % 2;
 			const struct pk_sym *f = sym_tree_find(syms, tree, root, addr);
 
-			if (f && (addr < f->start || (addr >= f->end && !(addr == f->start && f->end == f->start))))
+			if (f && !sym_holds(f, addr))
 				abort();
 		}
 	}

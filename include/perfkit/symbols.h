@@ -182,6 +182,14 @@ PK_API int pk_symbols_resolve(struct pk_symbols *s, const struct pk_thread *t, u
 			      uint64_t ip, struct pk_location *loc);
 
 /*
+ * The offset perf prints after @loc's symbol name ("NAME+0x<off>"): symoff,
+ * except where the address is not below the symbol's end (a zero-sized JIT
+ * symbol hit at its start), where perf 6.1 subtracts the map's start too
+ * and prints what that wraps to. @loc must have a symbol.
+ */
+PK_API uint64_t pk_location_shown_symoff(const struct pk_location *loc);
+
+/*
  * Source line of @loc (file:line), and the chain of inline frames at it,
  * innermost first, into @out (at most @max). Returns the number of entries
  * (>= 1 when the line is known: entry 0 is the position itself, with func

@@ -235,7 +235,8 @@ static int fold_split_frame(struct pk_export *e, const struct pk_location *loc, 
 	int len;
 
 	if (loc->sym && loc->sym->name)
-		len = snprintf(text, sizeof(text), "%s+0x%" PRIx64 " (%s)", loc->sym->name, loc->symoff, mod);
+		len = snprintf(text, sizeof(text), "%s+0x%" PRIx64 " (%s)", loc->sym->name,
+			       pk_location_shown_symoff(loc), mod);
 	else
 		len = snprintf(text, sizeof(text), "[unknown] (%s)", mod);
 	if (len < 0 || (size_t)len >= sizeof(text))

@@ -389,18 +389,6 @@ void pk_script_put_start(struct pk_script *sc, uint32_t f, int comm_plain, const
 		put_time(sc, time);
 }
 
-/*
- * The offset perf prints after a symbol's name: where the address is not
- * below the symbol's end (a zero-sized JIT symbol, hit at its start), perf
- * 6.1 subtracts the map's start too, and prints what that wraps to.
- */
-static uint64_t printed_symoff(const struct pk_location *loc)
-{
-	if (loc->addr < loc->sym->end || !loc->map)
-		return loc->symoff;
-	return loc->addr - loc->map->start - loc->sym->start;
-}
-
 /* Symbol name [+0xoff], or [unknown]. */
 static void put_sym(struct pk_obuf *o, const struct pk_location *loc, int symoff)
 {
@@ -411,7 +399,7 @@ static void put_sym(struct pk_obuf *o, const struct pk_location *loc, int symoff
 	pk_obuf_puts(o, loc->sym->name);
 	if (symoff) {
 		pk_obuf_write(o, "+0x", 3);
-		pk_obuf_hex(o, printed_symoff(loc), 0);
+		pk_obuf_hex(o, pk_location_shown_symoff(loc), 0);
 	}
 }
 

@@ -218,11 +218,6 @@ void sym_dso_remove_sym(struct pk_symbols *s, struct sym_dso *d, uint64_t addr)
 	sym_cache_clear(s);
 }
 
-static int sym_contains(const struct pk_sym *p, uint64_t addr)
-{
-	return addr >= p->start && (addr < p->end || (addr == p->start && p->end == p->start));
-}
-
 const struct pk_sym *sym_dso_find_sym(const struct sym_dso *d, uint64_t addr)
 {
 	size_t lo = 0, hi = d->nr_syms, i;
@@ -241,7 +236,7 @@ const struct pk_sym *sym_dso_find_sym(const struct sym_dso *d, uint64_t addr)
 	}
 	/* a symbol nested in a bigger one may end before addr: look a little further back */
 	for (i = 0; i < 4 && lo > i; i++)
-		if (sym_contains(&d->syms[lo - 1 - i], addr))
+		if (sym_holds(&d->syms[lo - 1 - i], addr))
 			return &d->syms[lo - 1 - i];
 	return NULL;
 }

@@ -498,11 +498,11 @@ int sym_elf_load(struct pk_symbols *s, struct sym_dso *d)
 		sym_rawvec_sort(&rv);
 		sym_fixup_end(&rv, 0);
 		err = sym_fixup_duplicate(&rv);
-	}
-	if (!err && rv.n) {
-		synth_plt(s, rt, &rv);
-		sym_rawvec_sort(&rv);
-		err = sym_dso_set_syms(s, d, &rv);
+		if (!err) {
+			synth_plt(s, rt, &rv);
+			sym_rawvec_sort(&rv);
+			err = sym_dso_set_syms(s, d, &rv);
+		}
 	}
 out:
 	sym_rawvec_release(&rv);

@@ -194,6 +194,12 @@ void sym_dso_set_short(struct pk_symbols *s, struct sym_dso *d, const char *shor
 void sym_dso_load(struct pk_symbols *s, struct sym_dso *d);
 const struct pk_sym *sym_dso_find_sym(const struct sym_dso *d, uint64_t addr);
 
+/* Whether @s holds @addr, as perf's symbols__find tests it: a zero-sized symbol holds its start. */
+static inline int sym_holds(const struct pk_sym *s, uint64_t addr)
+{
+	return addr >= s->start && (addr < s->end || (addr == s->start && s->end == s->start));
+}
+
 /*
  * perf_tree.c: where a table's symbols overlap, perf's answer depends on
  * the shape of its red-black tree. sym_tree_size(): 0 where no symbol of

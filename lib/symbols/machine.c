@@ -680,6 +680,13 @@ PK_API int pk_symbols_resolve(struct pk_symbols *s, const struct pk_thread *t, u
 	return 1;
 }
 
+PK_API uint64_t pk_location_shown_symoff(const struct pk_location *loc)
+{
+	if (loc->addr < loc->sym->end || !loc->map)
+		return loc->symoff;
+	return loc->addr - loc->map->start - loc->sym->start;
+}
+
 PK_API const struct pk_map *pk_symbols_find_map(struct pk_symbols *s, const struct pk_thread *t,
 						uint8_t cpumode, uint64_t ip)
 {

@@ -25,6 +25,7 @@
 #include "symbols/internal.h"
 
 #define NIL UINT32_MAX
+#define ERASED (UINT32_MAX - 1)   /* pos[] of a symbol erased on the way */
 
 struct rbt {
 	uint64_t *key;
@@ -215,15 +216,14 @@ int sym_tree_build(const struct sym_rawvec *rv, uint32_t *tree, uint32_t *root)
 {
 	size_t n = rv->next_idx, i, e = 0;
 	struct rbt t = { .root = NIL };
-	uint32_t *pos = malloc(n * sizeof(*pos));
-	uint8_t *known = calloc(n, 1);
+	uint32_t *pos = malloc(n * sizeof(*pos));   /* idx -> place in the final table */
 	int err = 0;
 
 	t.key = malloc(n * sizeof(*t.key));
 	t.kid = malloc(n * sizeof(*t.kid));
 	t.parent = malloc(n * sizeof(*t.parent));
 	t.red = malloc(n);
-	if (!pos || !known || !t.key || !t.kid || !t.parent || !t.red) {
+	if (!pos || !t.key || !t.kid || !t.parent || !t.red) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -231,18 +231,17 @@ int sym_tree_build(const struct sym_rawvec *rv, uint32_t *tree, uint32_t *root)
 		pos[i] = NIL;
 	for (i = 0; i < rv->n; i++) {
 		t.key[rv->v[i].idx] = rv->v[i].start;
-		known[rv->v[i].idx] = 1;
 		pos[rv->v[i].idx] = (uint32_t)i;
 	}
 	for (i = 0; i < rv->nr_erased; i++) {
 		t.key[rv->erased[i].idx] = rv->erased[i].start;
-		known[rv->erased[i].idx] = 1;
+		pos[rv->erased[i].idx] = ERASED;
 	}
 	/* a symbol taken out without a record (moved to a module's table) is left out */
 	for (i = 0; i <= n; i++) {
 		for (; e < rv->nr_erased && rv->erased[e].at <= i; e++)
 			erase(&t, rv->erased[e].idx);
-		if (i < n && known[i])
+		if (i < n && pos[i] != NIL)
 			insert(&t, (uint32_t)i);
 	}
 	for (i = 0; i < rv->n; i++) {
@@ -254,7 +253,6 @@ int sym_tree_build(const struct sym_rawvec *rv, uint32_t *tree, uint32_t *root)
 	*root = t.root == NIL ? NIL : pos[t.root];
 out:
 	free(pos);
-	free(known);
 	free(t.key);
 	free(t.kid);
 	free(t.parent);
@@ -262,7 +260,7 @@ out:
 	return err;
 }
 
-/* perf's symbols__find(): a zero-sized symbol holds its own start only. */
+/* perf's symbols__find(): left below a symbol's start, that symbol where it holds @addr, else right. */
 const struct pk_sym *sym_tree_find(const struct pk_sym *syms, const uint32_t *tree, uint32_t root,
 				   uint64_t addr)
 {
@@ -273,10 +271,10 @@ const struct pk_sym *sym_tree_find(const struct pk_sym *syms, const uint32_t *tr
 
 		if (addr < s->start)
 			n = tree[2 * n];
-		else if (addr > s->end || (addr == s->end && addr != s->start))
-			n = tree[2 * n + 1];
-		else
+		else if (sym_holds(s, addr))
 			return s;
+		else
+			n = tree[2 * n + 1];
 	}
 	return NULL;
 }
