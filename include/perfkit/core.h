@@ -114,6 +114,16 @@ PK_API int pk_array_grow(void **p, size_t *cap, size_t need, size_t elem, size_t
  */
 PK_API void pk_prefault_write(void *p, size_t len);
 
+/*
+ * realloc(@p, @len) for an array that is about to be filled (@old_len: the
+ * bytes of @p that hold contents). From 2 MB on, the new block is aligned
+ * to a huge page and asks the kernel for huge pages (MADV_HUGEPAGE), so
+ * that filling it takes a page fault per 2 MB instead of per 4 KB: 20 us
+ * each in virtual machines that trap page table updates, 5 ms a megabyte.
+ * NULL when out of memory, @p then unchanged. Freed with free().
+ */
+PK_API void *pk_realloc_huge(void *p, size_t old_len, size_t len);
+
 /* ---- numbers as text ---------------------------------------------------- */
 
 /* @v in decimal at @p (at most 20 bytes, no NUL); returns the length. */

@@ -129,31 +129,24 @@ static int decoder_of(const struct pk_oa_device_info *di, const struct pk_oa_pla
 /* Reports indexed between two publications to the segment builder. */
 #define PUBLISH_EVERY 4096
 
-/* A huge page: a large report index is aligned to it. */
-#define HUGE_PAGE (2u << 20)
-
 /*
  * Room for @want reports in the index, *@cap updated. 0 or -ENOMEM.
  *
  * The walk over the records fills the index 8 bytes a report, so in 4 KB
  * pages it faults once every 512 reports (2,048 faults for a million, on
  * the walk's thread). An index of a huge page or more is therefore
- * allocated aligned to one and asks for huge pages (where the kernel gives
- * them on request); it is sized for the rest of the file at once, and only
+ * allocated in huge pages (pk_realloc_huge); it is sized for the rest of the file at once, and only
  * the pages the reports use are touched. Growing it later (records of
  * another size than the first) reallocates.
  */
 static int index_reserve(struct pk_oa_recording *rec, size_t *cap, size_t want)
 {
-	size_t bytes;
 	void *index;
 
-	if (rec->reports || want > SIZE_MAX / sizeof(*rec->reports) ||
-	    (bytes = want * sizeof(*rec->reports)) < HUGE_PAGE)
+	if (rec->reports || want < 1024 || want > SIZE_MAX / sizeof(*rec->reports))
 		return pk_array_grow((void **)&rec->reports, cap, want, sizeof(*rec->reports), 1024);
-	if (posix_memalign(&index, HUGE_PAGE, bytes))
+	if (!(index = pk_realloc_huge(NULL, 0, want * sizeof(*rec->reports))))
 		return -ENOMEM;
-	madvise(index, bytes, MADV_HUGEPAGE);
 	rec->reports = index;
 	*cap = want;
 	return 0;

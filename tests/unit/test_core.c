@@ -9,6 +9,8 @@
 #include <inttypes.h>
 #include <math.h>
 #include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -561,6 +563,56 @@ static void test_prefault(void)
 	munmap(m, len);
 }
 
+/* Transparent huge pages are given on request here ("always" or "madvise" in sysfs). */
+static bool huge_pages_on_request(void)
+{
+	char mode[128] = "";
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+
+	if (f) {
+		if (!fgets(mode, sizeof(mode), f))
+			mode[0] = 0;
+		fclose(f);
+	}
+	return strstr(mode, "[always]") || strstr(mode, "[madvise]");
+}
+
+/*
+ * pk_realloc_huge: small sizes are plain realloc; from 2 MB on the block is
+ * aligned to a huge page, keeps the contents it had, and (where the kernel
+ * gives huge pages on request) is filled with a page fault per 2 MB, not
+ * per 4 KB (a sanitizer's shadow memory, an eighth, faults in 4 KB pages).
+ */
+static void test_realloc_huge(void)
+{
+	size_t small = 1000, big = 8u << 20;
+	unsigned char *p = pk_realloc_huge(NULL, 0, small), *q;
+	bool kept = true;
+	long faults;
+
+	ok(p != NULL, "1,000 bytes allocated");
+	if (!p)
+		return;
+	for (size_t i = 0; i < small; i++)
+		p[i] = (unsigned char)(i * 7);
+	q = pk_realloc_huge(p, small, big);
+	ok(q != NULL && (uintptr_t)q % (2u << 20) == 0, "grown to 8 MB, aligned to a huge page");
+	if (!q) {
+		free(p);
+		return;
+	}
+	for (size_t i = 0; i < small; i++)
+		kept = kept && q[i] == (unsigned char)(i * 7);
+	ok(kept, "the first 1,000 bytes kept");
+	faults = faults_writing((char *)q + (2u << 20), big - (2u << 20));
+	if (!huge_pages_on_request())
+		ok(1, "# SKIP transparent huge pages are not given on request here");
+	else
+		ok(faults < 1024, "6 MB written in huge pages: %ld page faults (1,536 in 4 KB pages)",
+		   faults);
+	free(q);
+}
+
 int main(void)
 {
 	test_diag();
@@ -570,6 +622,7 @@ int main(void)
 	test_files();
 	test_file_data();
 	test_prefault();
+	test_realloc_huge();
 	test_workload();
 	test_fixed6();
 	test_g17();
