@@ -100,7 +100,9 @@ int oa_segments_build(const struct pk_oa_decoder *dec, const uint8_t *const *rep
 /*
  * The same, built while a recording is read: a worker thread builds blocks
  * of reports as the reader publishes them. @reports must hold room for
- * @max_reports pointers from the start (it is never moved). NULL: not
+ * @max_reports pointers from the start (it is never moved); the recording
+ * likely holds @expected_reports (its records all of the first's size),
+ * for which the joined segments make room. NULL: not
  * started (no memory or no thread); the caller builds the segments once
  * the recording is read.
  */
@@ -108,7 +110,8 @@ struct oa_segments;
 /* Whether @n_reports reports are worth a second thread (two CPUs or more). */
 bool oa_segments_two_threads(size_t n_reports);
 struct oa_segments *oa_segments_follow(const struct pk_oa_decoder *dec,
-				       const uint8_t *const *reports, size_t max_reports);
+				       const uint8_t *const *reports, size_t max_reports,
+				       size_t expected_reports);
 /* reports[0..n_ready) are indexed (n_ready <= max_reports). */
 void oa_segments_publish(struct oa_segments *job, size_t n_ready);
 /* The recording has @n reports: build what is left, join into @tl as above, and free the job. */

@@ -169,7 +169,7 @@ static void follow(struct pk_oa_recording *rec, const struct pk_oa_device_info *
 	    index_reserve(rec, reports_cap, 1 + left / 16))
 		return;
 	fw->stride = dec.fmt->report_size;
-	fw->job = oa_segments_follow(&dec, rec->reports, *reports_cap);
+	fw->job = oa_segments_follow(&dec, rec->reports, *reports_cap, 1 + left / size);
 	if (!fw->job) {
 		free(rec->reports);
 		rec->reports = NULL;

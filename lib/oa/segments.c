@@ -73,6 +73,7 @@ struct oa_segments {
 	size_t joined;            /* blocks joined into result */
 	struct span *blocks;
 	size_t max_blocks;
+	size_t expected_blocks;   /* what the recording likely holds: the joined arrays grow for it */
 	struct span result;
 	pthread_t worker;
 	bool have_worker;
@@ -310,7 +311,7 @@ static void block_built(struct oa_segments *job, size_t k)
 		job->err = job->blocks[k].err;
 	while (!job->err && job->joined < job->max_blocks && job->blocks[job->joined].built) {
 		int err = join_span(&job->result, &job->blocks[job->joined], job->joined,
-				    job->max_blocks);
+				    job->expected_blocks);
 
 		if (err)
 			job->err = err;
@@ -348,7 +349,8 @@ static void job_free(struct oa_segments *job)
 
 /* A job over at most @max_reports reports, and its worker when @worker. NULL: out of memory. */
 static struct oa_segments *job_new(const struct pk_oa_decoder *dec,
-				   const uint8_t *const *reports, size_t max_reports, bool worker)
+				   const uint8_t *const *reports, size_t max_reports,
+				   size_t expected_reports, bool worker)
 {
 	struct oa_segments *job = calloc(1, sizeof(*job));
 
@@ -358,6 +360,7 @@ static struct oa_segments *job_new(const struct pk_oa_decoder *dec,
 	job->reports = reports;
 	job->stride = dec->fmt->report_size;
 	job->max_blocks = blocks_for(max_reports);
+	job->expected_blocks = blocks_for(expected_reports < max_reports ? expected_reports : max_reports);
 	pthread_mutex_init(&job->lock, NULL);
 	pthread_cond_init(&job->more, NULL);
 	if (job->max_blocks && !(job->blocks = calloc(job->max_blocks, sizeof(*job->blocks)))) {
@@ -375,9 +378,10 @@ bool oa_segments_two_threads(size_t n_reports)
 }
 
 struct oa_segments *oa_segments_follow(const struct pk_oa_decoder *dec,
-				       const uint8_t *const *reports, size_t max_reports)
+				       const uint8_t *const *reports, size_t max_reports,
+				       size_t expected_reports)
 {
-	struct oa_segments *job = job_new(dec, reports, max_reports, true);
+	struct oa_segments *job = job_new(dec, reports, max_reports, expected_reports, true);
 
 	if (job && !job->have_worker) {
 		job_free(job);
@@ -447,7 +451,7 @@ int oa_segments_build(const struct pk_oa_decoder *dec, const uint8_t *const *rep
 		      struct pk_oa_timeline *tl)
 {
 	/* a worker waits until finish says every report is ready */
-	struct oa_segments *job = job_new(dec, reports, n, oa_segments_two_threads(n));
+	struct oa_segments *job = job_new(dec, reports, n, n, oa_segments_two_threads(n));
 
 	return job ? oa_segments_finish(job, n, tl) : -ENOMEM;
 }
