@@ -277,7 +277,7 @@ int cmd_gpu_record(int argc, char **argv)
 	}
 	if (o.argv && (err = pk_workload_start(&r.wl, &d))) {
 		cli_error("'%s': %s", o.argv[0], d.msg);
-		status = err == -EACCES ? 126 : 127;
+		status = pk_workload_start_exit_code(&r.wl, err);
 		pk_gpu_rec_close(r.rec, &d);
 		pk_gpu_scanner_free(r.sc);
 		return status;

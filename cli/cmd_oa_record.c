@@ -310,7 +310,7 @@ int cmd_oa_record(int argc, char **argv)
 	end_child(&r);
 	if (r.start_err) {
 		cli_error("'%s': %s", o.argv[0], r.start_diag.msg);
-		status = r.start_err == -EACCES ? 126 : 127;
+		status = pk_workload_start_exit_code(&r.wl, r.start_err);
 	}
 	if (err) {
 		cli_diag(&d, err);

@@ -725,7 +725,8 @@ static int run_once(const struct stat_opts *o, struct stat_target *t, struct sta
 		if (err) {
 			pk_diag_subject(&d, o->argv[0]);
 			cli_diag(&d, err);
-			res->status = (-err == EACCES ? 126 : 127) << 8;
+			/* killed before it started: that wait status, as for a command killed later */
+			res->status = err == -ECHILD ? st.wl.status : (-err == EACCES ? 126 : 127) << 8;
 			res->have_status = true;
 			err = -ECHILD;
 			goto out;

@@ -257,6 +257,7 @@ struct pk_workload {
 	pid_t pid;     /* the child, or -1 */
 	int go_fd;     /* write end: releases the child */
 	int err_fd;    /* read end: the child's errno if execvp failed */
+	int status;    /* the child's wait status when it ended before it was released, else -1 */
 };
 
 /* Fork @argv[0] (searched in PATH) held before exec. 0 or -errno. */
@@ -265,9 +266,17 @@ PK_API int pk_workload_prepare(struct pk_workload *w, char *const argv[],
 /*
  * Let the child exec. Returns 0 once the exec succeeded, or the exec's
  * -errno (the child has then exited with 127, or 126 for EACCES, and is reaped)
- * with @diag naming the command.
+ * with @diag naming the command. -ECHILD: the child ended before it was
+ * released (killed while the caller prepared); it is reaped, its wait
+ * status in @w->status.
  */
 PK_API int pk_workload_start(struct pk_workload *w, struct pk_diag *diag);
+/*
+ * The exit status a command-line tool gives when pk_workload_start failed
+ * with @err: 126 (not executable) or 127 (not found, not run), and for a
+ * command that ended before it started, as it ended (128 + signal).
+ */
+PK_API int pk_workload_start_exit_code(const struct pk_workload *w, int err);
 /* Kill (if still running) and reap a workload that will not be started. */
 PK_API void pk_workload_abort(struct pk_workload *w);
 

@@ -27,6 +27,7 @@ int pk_workload_prepare(struct pk_workload *w, char *const argv[], struct pk_dia
 
 	w->pid = -1;
 	w->go_fd = w->err_fd = -1;
+	w->status = -1;
 	if (!argv || !argv[0])
 		return pk_diag_fail(diag, -EINVAL, "no command to run");
 	if (pipe2(go, O_CLOEXEC) < 0)
@@ -81,10 +82,20 @@ int pk_workload_start(struct pk_workload *w, struct pk_diag *diag)
 	int e = 0;
 
 	if (write(w->go_fd, "g", 1) != 1) {
-		int err = -errno;
+		int err = -errno, status;
 
 		close_fd(&w->go_fd);
 		close_fd(&w->err_fd);
+		/* EPIPE: the child is gone (killed before it was released); say how it ended */
+		if (err == -EPIPE && waitpid(w->pid, &status, 0) == w->pid) {
+			w->pid = -1;
+			w->status = status;
+			if (WIFSIGNALED(status))
+				return pk_diag_fail(diag, -ECHILD,
+						    "the command was killed by signal %d before it started",
+						    WTERMSIG(status));
+			return pk_diag_fail(diag, -ECHILD, "the command ended before it started");
+		}
 		return pk_diag_fail(diag, err, "cannot start the command: %s", strerror(-err));
 	}
 	close_fd(&w->go_fd);
@@ -100,6 +111,17 @@ int pk_workload_start(struct pk_workload *w, struct pk_diag *diag)
 		return pk_diag_fail(diag, -e, "cannot run the command: %s", strerror(e));
 	}
 	return 0;
+}
+
+int pk_workload_start_exit_code(const struct pk_workload *w, int err)
+{
+	if (err == -ECHILD && w->status >= 0) {
+		if (WIFSIGNALED(w->status))
+			return 128 + WTERMSIG(w->status);
+		if (WIFEXITED(w->status))
+			return WEXITSTATUS(w->status);
+	}
+	return err == -EACCES ? 126 : 127;
 }
 
 void pk_workload_abort(struct pk_workload *w)

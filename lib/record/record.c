@@ -422,9 +422,15 @@ int pk_record_run(const struct pk_record_opts *o, struct pk_record_stats *st, st
 	}
 	if (r.wl.pid > 0 && (err = pk_workload_start(&r.wl, d))) {
 		r.wl.pid = -1;
-		goto out_signals;
+		if (err != -ECHILD)
+			goto out_signals;
+		/* killed before it started: a complete file of no samples, and how it ended */
+		st->target_status = r.wl.status;
+		pk_diag_init(d);
+		err = 0;
+	} else {
+		err = loop(&r, st, d);
 	}
-	err = loop(&r, st, d);
 	finish_workload(&r, st);
 	fill_stats(&r, st);
 	if (!err)

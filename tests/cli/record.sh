@@ -4,7 +4,8 @@
 # --call-graph dwarf, -a, -p, pipe mode, -z) must be read by perf report and
 # perf script with the features perf writes, every sample perfkit counted,
 # and the same comm/dso/symbol attribution as perfkit report; Ctrl-C, a
-# killed target and a full disk must leave files both tools read.
+# killed target (also one killed before it started) and a full disk must
+# leave files both tools read.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/cli/tap-lib.bash
@@ -147,7 +148,8 @@ all_samples_read sys
 perf script -i "$TMP/sys.data" -F cpu 2>/dev/null | grep -q '\[00[01]\]'
 ok $? "-a: samples carry their CPU"
 same_attribution sys
-"$W" --spin-ms 3000 &
+# targets that outlive the records on a loaded machine: they are killed when done with
+"$W" --spin-ms 30000 &
 wpid=$!
 sleep 0.2
 record pid -e cpu-clock -F 1000 -p "$wpid" --duration 0.5
@@ -155,7 +157,7 @@ ok $? "-p: record with --duration exits 0"
 record pidcmd -e cpu-clock -F 1000 -p "$wpid" -- sleep 0.3
 is "$(perf script -i "$TMP/pidcmd.data" -F pid 2>/dev/null | awk '{ print $1 }' | sort -u)" "$wpid" \
 	"-p PID -- sleep: the command only sets the duration, as in perf"
-taskset -c 0 "$W" --spin-ms 2000 &
+taskset -c 0 "$W" --spin-ms 30000 &
 pin=$!
 sleep 0.2
 record pidcpu -e cpu-clock -F 1000 -C 0,1 -p "$pin" --duration 0.3
@@ -188,7 +190,8 @@ same_attribution zstd
 # ---- endings: Ctrl-C, a killed target, a full disk -----------------------------------
 "$PERFKIT" record -e cpu-clock -F 1000 -o "$TMP/int.data" -- "$W" --spin-ms 5000 2>"$TMP/int.err" &
 rpid=$!
-sleep 0.8
+wait_target "$rpid" pk-workload >/dev/null
+sleep 0.5
 kill -INT "$rpid"
 wait "$rpid"
 st=$?
@@ -199,14 +202,45 @@ all_samples_read int
 
 "$PERFKIT" record -e cpu-clock -F 1000 -o "$TMP/kill.data" -- "$W" --spin-ms 5000 2>"$TMP/kill.err" &
 rpid=$!
-sleep 0.6
-pkill -KILL -P "$rpid" 2>/dev/null || pkill -KILL -f "pk-workload --spin-ms 5000"
+if tpid=$(wait_target "$rpid" pk-workload); then
+	sleep 0.3
+	kill -KILL "$tpid"
+else
+	note "the target did not start within 20 s"
+fi
 wait "$rpid"
 st=$?
 is "$st" "137" "killed target: status is 128 + SIGKILL"
 grep -q "killed by signal 9" "$TMP/kill.err"; ok $? "killed target: says so"
 all_samples_read kill
 "$PERFKIT" report -i "$TMP/kill.data" --stdio >/dev/null 2>&1; ok $? "killed target: perfkit reads the file"
+
+# A target killed before perfkit released it to exec (pk-slow-open.so holds
+# perfkit 2 s where it reads /proc/modules, before the release): it ended as
+# killed, and the file is complete, with no samples.
+if [ -f "${PK_SLOW_OPEN_SO:-}" ]; then
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" LD_PRELOAD="$PK_SLOW_OPEN_SO" \
+		PK_SLOW_OPEN_MATCH=/proc/modules PK_SLOW_OPEN_MS=2000 \
+		"$PERFKIT" record -e cpu-clock -F 1000 -o "$TMP/early.data" -- "$W" --spin-ms 5000 \
+		2>"$TMP/early.err" &
+	rpid=$!
+	# the child is still perfkit, waiting to be released
+	if cpid=$(wait_target "$rpid" perfkit); then
+		kill -KILL "$cpid"
+	else
+		note "perfkit's child did not appear within 20 s"
+	fi
+	wait "$rpid"
+	is "$?" "137" "target killed before it started: status is 128 + SIGKILL"
+	grep -q "killed by signal 9" "$TMP/early.err"; ok $? "target killed before it started: says so"
+	perf script -i "$TMP/early.data" >"$TMP/early.perf" 2>&1
+	ok $? "target killed before it started: perf script reads the file"
+	[ ! -s "$TMP/early.perf" ]; ok $? "target killed before it started: no samples in it"
+	"$PERFKIT" report -i "$TMP/early.data" --stdio >/dev/null 2>&1
+	ok $? "target killed before it started: perfkit reads the file"
+else
+	skip "no pk-slow-open.so (\$PK_SLOW_OPEN_SO): a target killed before it started not tested"
+fi
 
 if [ "$(id -u)" = 0 ] && mkdir -p "$TMP/full" && mount -t tmpfs -o size=256k tmpfs "$TMP/full" 2>/dev/null; then
 	"$PERFKIT" record -e cpu-clock -F 20000 -g -a -o "$TMP/full/f.data" -- sleep 3 2>"$TMP/full.err"

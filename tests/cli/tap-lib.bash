@@ -56,6 +56,19 @@ wait_counting() {
 	return 1
 }
 
+# wait_target PID NAME: print the pid of PID's child once it runs NAME (its
+# exec done, so perfkit has released it), waiting up to 20 s; 1 if it never
+# does. A test that signals "the target" signals it running, however
+# slowly a loaded machine or a sanitizer starts perfkit.
+wait_target() {
+	local i c
+	for i in $(seq 200); do
+		c=$(pgrep -P "$1" -x "$2") && { echo "$c"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+
 # keep_files TAG FILE...: copy FILEs (a live recording and the outputs that
 # disagreed on it) to a new /tmp/perfkit-TAG-failure.* (or under $PK_KEEP_DIR)
 # and say where on stderr, so that a rare failure can be looked at afterwards.
