@@ -8,10 +8,12 @@
  * thousands of such values, and glibc's general multi-precision path is
  * most of their cost.
  *
- * v = m * 2^e exactly (m < 2^53), so v * 10^6 = m * 15625 * 2^(e + 6),
- * where m * 15625 < 2^67 fits in 128 bits: the scaled value's integer part
- * and remainder come from one shift, and the rounding is exact. Values of
- * 10^13 or more, infinities and NaNs go to snprintf.
+ * v = m * 2^e exactly (m < 2^53). From 2^-11 up, the integer part is
+ * m >> -e and the fraction's bits times 10^6 fit one 64 x 64 multiplication
+ * (fixed6_of_fraction); below, v * 10^6 = m * 15625 * 2^(e + 6) in 128
+ * bits. Either way the rounding is exact, and taken without a branch (a
+ * mispredicted one per value was half the cost). Values of 10^13 or more,
+ * infinities and NaNs go to snprintf.
  *
  * pk_format_g17 is printf("%.17g") (JSON's doubles, which read back
  * exactly) the same way: the value rounded to 17 significant digits,
@@ -68,6 +70,19 @@ size_t pk_format_page_size(uint64_t size, char *out)
 	return n;
 }
 
+/* @v (< 100) as two digits. */
+static inline void put_pair(char *p, uint32_t v)
+{
+	memcpy(p, digit_pairs + 2 * v, 2);
+}
+
+/* @v (< 10^4) as four digits: two pairs, neither waiting for the other. */
+static inline void put4(char *p, uint32_t v)
+{
+	put_pair(p, v / 100);
+	put_pair(p + 2, v % 100);
+}
+
 size_t pk_fmt_uint(char *p, uint64_t v)
 {
 	size_t n = decimal_digits(v);
@@ -76,11 +91,11 @@ size_t pk_fmt_uint(char *p, uint64_t v)
 	/* written in place from the last digit: no copy through a scratch buffer */
 	while (v >= 100) {
 		q -= 2;
-		memcpy(q, digit_pairs + 2 * (v % 100), 2);
+		put_pair(q, (uint32_t)(v % 100));
 		v /= 100;
 	}
 	if (v >= 10)
-		memcpy(q - 2, digit_pairs + 2 * v, 2);
+		put_pair(q - 2, (uint32_t)v);
 	else
 		q[-1] = (char)('0' + v);
 	return n;
@@ -92,11 +107,48 @@ static size_t printed_length(int r, size_t size)
 	return r < 0 ? 0 : (size_t)r < size ? (size_t)r : size - 1;
 }
 
+/*
+ * The six decimals of v = m / 2^k (1 <= k < 64) and its integer part
+ * (*@ip): the fraction's bits F = m mod 2^k times 10^6 in one 64 x 64
+ * multiplication, whose bits from k up are the decimals (below 2^20) and
+ * whose bits under k (all in the low word) decide the rounding, half to
+ * even; rounding up to 10^6 carries into the integer part.
+ */
+static uint32_t fixed6_of_fraction(uint64_t m, unsigned k, uint64_t *ip)
+{
+	unsigned __int128 t = (unsigned __int128)(m & ((1ull << k) - 1)) * 1000000u;
+	uint64_t lo = (uint64_t)t, rem = lo & ((1ull << k) - 1), half = 1ull << (k - 1);
+	uint32_t f = (uint32_t)((lo >> k) | ((uint64_t)(t >> 64) << (64 - k)));
+
+	/* without a branch: which way a value rounds is a coin toss */
+	f += (rem > half) | ((rem == half) & f);
+	*ip = (m >> k) + (f == 1000000);
+	return f == 1000000 ? 0 : f;
+}
+
+/* Values below 2^-11 and subnormals: v * 10^6 through 128 bits, then rounded. */
+static uint64_t fixed6_scaled_small(uint64_t m, int e)
+{
+	unsigned __int128 p = (unsigned __int128)m * 15625u;
+	unsigned k = (unsigned)-(e + 6);
+	unsigned __int128 rem, half;
+	uint64_t q;
+
+	if (k >= 128)
+		return 0;
+	rem = p & ((((unsigned __int128)1) << k) - 1);
+	half = ((unsigned __int128)1) << (k - 1);
+	q = (uint64_t)(p >> k);
+	if (rem > half || (rem == half && (q & 1)))
+		q++;
+	return q;
+}
+
 size_t pk_format_fixed6(double v, char *out)
 {
-	uint64_t bits, m, q;
-	unsigned __int128 p;
-	int e, s;
+	uint64_t bits, m, ip;
+	uint32_t f;
+	int e;
 	size_t n = 0;
 
 	memcpy(&bits, &v, 8);
@@ -107,29 +159,21 @@ size_t pk_format_fixed6(double v, char *out)
 	m = bits & ((1ull << 52) - 1);
 	if (e)
 		m |= 1ull << 52;
-	e = e ? e - 1075 : -1074;
-	p = (unsigned __int128)m * 15625u;
-	s = e + 6;
-	if (s >= 0) {
-		q = (uint64_t)(p << s);
-	} else if (-s >= 128) {
-		q = 0;
+	e = e ? e - 1075 : -1074;      /* v = m * 2^e, e <= -9 below 1e13 */
+	if (e > -64) {
+		f = fixed6_of_fraction(m, (unsigned)-e, &ip);
 	} else {
-		unsigned k = (unsigned)-s;
-		unsigned __int128 rem = p & ((((unsigned __int128)1) << k) - 1);
-		unsigned __int128 half = ((unsigned __int128)1) << (k - 1);
+		uint64_t q = fixed6_scaled_small(m, e);
 
-		q = (uint64_t)(p >> k);
-		if (rem > half || (rem == half && (q & 1)))
-			q++;
+		ip = q / 1000000u;
+		f = (uint32_t)(q % 1000000u);
 	}
 	if (bits >> 63)
 		out[n++] = '-';
-	n += pk_fmt_uint(out + n, q / 1000000u);
-	q %= 1000000u;
+	n += pk_fmt_uint(out + n, ip);
 	out[n++] = '.';
-	for (int i = 4; i >= 0; i -= 2, q /= 100)
-		memcpy(out + n + i, digit_pairs + 2 * (q % 100), 2);
+	put_pair(out + n, f / 10000);
+	put4(out + n + 2, f % 10000);
 	n += 6;
 	out[n] = '\0';
 	return n;

@@ -208,26 +208,48 @@ static char *put_label(struct pk_obuf *o, const struct labels *l, size_t j, size
 	return pk_obuf_room(o, value_max);
 }
 
+/* Value @x after its label, as the reader prints it (%f for floats, through pk_format_fixed6), and '\n'. */
+static char *text_value(char *p, const struct pk_oa_value *x)
+{
+	if (x->type == PK_OA_FLOAT)
+		p += pk_format_fixed6(x->f, p);
+	else
+		p = put_uint(p, x->u);
+	*p++ = '\n';
+	return p;
+}
+
 /*
- * "   Name: value" lines, as the reader prints them (%f for floats, through
- * pk_format_fixed6): most of the output of -c all. @v: values in a batch.
+ * "   Name: value" lines: most of the output of -c all. @v: values in a
+ * batch. Room for all of them is asked for once (labels copied as
+ * LABEL_COPY bytes, at most PK_FIXED6_MAX + 1 for each value); where the
+ * buffer cannot give that much (labels of a hostile metric file), line by line.
  */
 static void text_counters(const struct print_ctx *c, struct pk_obuf *o, const struct pk_oa_value *v)
 {
 	const struct pk_oa_summary *s = c->s;
+	const struct labels *l = &c->lab;
+	size_t n_sel = s->n_sel, from = 0;
+	char *p = n_sel ? pk_obuf_room(o, l->end[n_sel - 1] + LABEL_COPY +
+					     n_sel * (PK_FIXED6_MAX + 1)) : NULL;
 
-	for (size_t j = 0; j < s->n_sel; j++) {
-		const struct pk_oa_value *x = &v[s->sel[j] * PK_OA_EVAL_BATCH];
-		char *p = put_label(o, &c->lab, j, PK_FIXED6_MAX + 1);
+	if (p) {
+		for (size_t j = 0; j < n_sel; from = l->end[j++]) {
+			size_t n = l->end[j] - from;
 
-		if (!p)
-			return;
-		if (x->type == PK_OA_FLOAT)
-			p += pk_format_fixed6(x->f, p);
-		else
-			p = put_uint(p, x->u);
-		*p++ = '\n';
+			if (n <= LABEL_COPY)
+				memcpy(p, l->text + from, LABEL_COPY);  /* a fixed size: no call */
+			else
+				memcpy(p, l->text + from, n);
+			p = text_value(p + n, &v[s->sel[j] * PK_OA_EVAL_BATCH]);
+		}
 		pk_obuf_wrote(o, p);
+		return;
+	}
+	for (size_t j = 0; j < n_sel; j++) {
+		if (!(p = put_label(o, l, j, PK_FIXED6_MAX + 1)))
+			return;
+		pk_obuf_wrote(o, text_value(p, &v[s->sel[j] * PK_OA_EVAL_BATCH]));
 	}
 }
 

@@ -79,6 +79,29 @@ gt=$(awk '/^   GpuTime: /{print $2; exit}' "$D/tgl_renderbasic.reader-output.txt
 is "$(perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>); print scalar(@{$r->{segments}[0]{per_report}}), " ", $r->{segments}[0]{per_report}[0]{counters}{GpuTime}, " ", $r->{segments}[0]{per_report}[0]{reason}' <"$TMP/pr.json")" \
 	"3 1000000 timer" "--per-report --json: 3 pairs in the first segment, GpuTime 1000000 each"
 
+# counter names longer than the 32 bytes a label is copied in (GpuTime, 47
+# bytes), and one longer than the output buffer (GpuBusy, 300,007 bytes:
+# written in pieces): the output is the same as with the names they
+# lengthen, once the names are put back (a suffix keeps the counters'
+# order; equations name them too, as "$GpuBusy")
+mkdir -p "$TMP/long" "$TMP/huge"
+perl -pe 's/\bGpuTime\b/GpuTime${\("x" x 40)}/g' "$M/oa-bdw.xml" >"$TMP/long/oa-bdw.xml"
+perl -pe 's/\bGpuBusy\b/GpuBusy${\("y" x 300000)}/g' "$M/oa-bdw.xml" >"$TMP/huge/oa-bdw.xml"
+for j in "" --json; do
+	# shellcheck disable=SC2086 # an empty flag is no argument
+	"$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics "$M/oa-bdw.xml" -c all -r $j >"$TMP/short.txt" 2>&1
+	for m in long huge; do
+		# shellcheck disable=SC2086
+		"$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics "$TMP/$m/oa-bdw.xml" -c all -r $j 2>&1 |
+			perl -pe 's/GpuTimex{40}\b/GpuTime/g; s/GpuBusy(?:y{1000}){300}\b/GpuBusy/g' >"$TMP/$m.txt"
+		if [ "$(grep -o GpuBusy "$TMP/short.txt" | wc -l)" -ge 6 ] && cmp -s "$TMP/$m.txt" "$TMP/short.txt"; then
+			pass "$m counter name prints as the short one does ${j:-(text)}"
+		else
+			fail "$m counter name prints as the short one does ${j:-(text)}" "$(diff "$TMP/$m.txt" "$TMP/short.txt" | head -4 | cut -c1-200)"
+		fi
+	done
+done
+
 # edge cases: exit status and message, never a crash
 edge() { # edge NAME WANT-STATUS WANT-STDERR-OR-STDOUT-PATTERN
 	"$PERFKIT" oa report "$D/$1.i915perf" --metrics-dir "$M" -c GpuTime,GpuBusy --json >"$TMP/$1.out" 2>"$TMP/$1.err"
