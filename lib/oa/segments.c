@@ -186,10 +186,13 @@ static void span_release(struct span *sp)
  * Make room in array @p (capacity @cap) for @need items of @elem bytes, the
  * contents of @joined blocks of @total. When it must grow, it grows by what
  * the rest of the blocks will likely bring too (a sixteenth more per block
- * than so far), so that the arrays, megabytes in the end, are copied once
- * or twice rather than at each doubling; and into huge pages, which this
- * array, filled as soon as it is allocated, takes a fault each of instead
- * of one per 4 KB. 0 or -ENOMEM.
+ * than so far), so that the arrays, megabytes in the end, grow once or
+ * twice rather than at each doubling. Not into huge pages, as the report
+ * index is: realloc moves a mapped block without copying it (mremap), where
+ * a huge-page copy writes it all again, each time into fresh 2 MB pages;
+ * in a VM whose free memory goes back to the host (virtio-balloon free page
+ * reporting, which reports free 2 MB blocks), a fresh huge page is one the
+ * host must fault in again, 4 KB at a time. 0 or -ENOMEM.
  */
 static int grow_joined(void **p, size_t *cap, size_t need, size_t elem, size_t joined,
 		       size_t total)
@@ -203,7 +206,7 @@ static int grow_joined(void **p, size_t *cap, size_t need, size_t elem, size_t j
 		want = per_block * total;
 	if (want / 2 < *cap)
 		want = *cap * 2;
-	if (want > SIZE_MAX / elem || !(q = pk_realloc_huge(*p, *cap * elem, want * elem)))
+	if (want > SIZE_MAX / elem || !(q = realloc(*p, want * elem)))
 		return -ENOMEM;
 	*p = q;
 	*cap = want;
