@@ -191,8 +191,8 @@ static void span_release(struct span *sp)
  * index is: realloc moves a mapped block without copying it (mremap), where
  * a huge-page copy writes it all again, each time into fresh 2 MB pages;
  * in a VM whose free memory goes back to the host (virtio-balloon free page
- * reporting, which reports free 2 MB blocks), a fresh huge page is one the
- * host must fault in again, 4 KB at a time. 0 or -ENOMEM.
+ * reporting, which reports whole free blocks of 2 MB or more), a fresh huge
+ * page is one the host must fault in again, 4 KB at a time. 0 or -ENOMEM.
  */
 static int grow_joined(void **p, size_t *cap, size_t need, size_t elem, size_t joined,
 		       size_t total)
