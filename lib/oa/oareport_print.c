@@ -188,6 +188,28 @@ struct print_ctx {
 	struct labels lab;
 };
 
+/* Where label @j starts in l->text, and its length in *@n. */
+static const char *label_at(const struct labels *l, size_t j, size_t *n)
+{
+	size_t from = j ? l->end[j - 1] : 0;
+
+	*n = l->end[j] - from;
+	return l->text + from;
+}
+
+/* Label @j at @p, which has room for max(its length, LABEL_COPY) bytes: where it ends. */
+static char *copy_label(char *p, const struct labels *l, size_t j)
+{
+	size_t n;
+	const char *text = label_at(l, j, &n);
+
+	if (n <= LABEL_COPY)
+		memcpy(p, text, LABEL_COPY);    /* a fixed size: no call */
+	else
+		memcpy(p, text, n);
+	return p + n;
+}
+
 /*
  * Label @j written, and where @value_max more bytes fit after it (NULL: out
  * of memory). A label longer than the buffer (a hostile metric file) is
@@ -195,16 +217,13 @@ struct print_ctx {
  */
 static char *put_label(struct pk_obuf *o, const struct labels *l, size_t j, size_t value_max)
 {
-	size_t from = j ? l->end[j - 1] : 0, n = l->end[j] - from;
+	size_t n;
+	const char *text = label_at(l, j, &n);
 	char *p = pk_obuf_room(o, (n > LABEL_COPY ? n : LABEL_COPY) + value_max);
 
-	if (p && n <= LABEL_COPY) {
-		memcpy(p, l->text + from, LABEL_COPY);
-		return p + n;
-	}
 	if (p)
-		return put(p, l->text + from, n);
-	pk_obuf_write(o, l->text + from, n);
+		return copy_label(p, l, j);
+	pk_obuf_write(o, text, n);
 	return pk_obuf_room(o, value_max);
 }
 
@@ -229,20 +248,13 @@ static void text_counters(const struct print_ctx *c, struct pk_obuf *o, const st
 {
 	const struct pk_oa_summary *s = c->s;
 	const struct labels *l = &c->lab;
-	size_t n_sel = s->n_sel, from = 0;
+	size_t n_sel = s->n_sel;
 	char *p = n_sel ? pk_obuf_room(o, l->end[n_sel - 1] + LABEL_COPY +
 					     n_sel * (PK_FIXED6_MAX + 1)) : NULL;
 
 	if (p) {
-		for (size_t j = 0; j < n_sel; from = l->end[j++]) {
-			size_t n = l->end[j] - from;
-
-			if (n <= LABEL_COPY)
-				memcpy(p, l->text + from, LABEL_COPY);  /* a fixed size: no call */
-			else
-				memcpy(p, l->text + from, n);
-			p = text_value(p + n, &v[s->sel[j] * PK_OA_EVAL_BATCH]);
-		}
+		for (size_t j = 0; j < n_sel; j++)
+			p = text_value(copy_label(p, l, j), &v[s->sel[j] * PK_OA_EVAL_BATCH]);
 		pk_obuf_wrote(o, p);
 		return;
 	}
