@@ -71,6 +71,7 @@ struct oa_segments {
 	bool cancelled;
 	size_t next;              /* the next block to claim */
 	size_t joined;            /* blocks joined into result */
+	bool joining;             /* a thread is joining blocks (outside the lock) */
 	struct span *blocks;
 	size_t max_blocks;
 	size_t expected_blocks;   /* what the recording likely holds: the joined arrays grow for it */
@@ -305,21 +306,36 @@ static size_t claim_block(struct oa_segments *job)
 	return k;
 }
 
-/* Block @k is built: join every built block that follows the joined ones. */
+/*
+ * Block @k is built: join every built block that follows the joined ones.
+ * One thread joins at a time, outside the lock (a join copies a block's
+ * segments and sums): the reader publishing reports and the other thread
+ * claiming a block do not wait for it. A block built meanwhile is joined
+ * by the thread joining, which looks again under the lock before it stops.
+ */
 static void block_built(struct oa_segments *job, size_t k)
 {
 	pthread_mutex_lock(&job->lock);
 	job->blocks[k].built = true;
 	if (job->blocks[k].err && !job->err)
 		job->err = job->blocks[k].err;
+	if (job->joining) {
+		pthread_mutex_unlock(&job->lock);
+		return;
+	}
+	job->joining = true;
 	while (!job->err && job->joined < job->max_blocks && job->blocks[job->joined].built) {
-		int err = join_span(&job->result, &job->blocks[job->joined], job->joined,
-				    job->expected_blocks);
+		size_t j = job->joined;
+		int err;
 
-		if (err)
+		pthread_mutex_unlock(&job->lock);
+		err = join_span(&job->result, &job->blocks[j], j, job->expected_blocks);
+		pthread_mutex_lock(&job->lock);
+		if (err && !job->err)
 			job->err = err;
 		job->joined++;
 	}
+	job->joining = false;
 	if (job->err)
 		pthread_cond_broadcast(&job->more);
 	pthread_mutex_unlock(&job->lock);
