@@ -681,11 +681,15 @@ int rp_callgraph_print(struct pk_report *r, const struct rp_entry *e, const uint
 	/*
 	 * Outside fractal mode a node must reach a fixed share of the event's
 	 * total; when the whole entry falls short nothing would print, so most
-	 * entries of a large profile need no tree at all.
+	 * entries of a large profile need no tree at all. The sum saturates: a
+	 * read value that went back gives a period near 2^64 (-e EVENT:S), and
+	 * a sum that wrapped past it would skip a tree whose nodes print.
 	 */
 	if (r->cg_mode != PK_CG_FRACTAL) {
 		for (uint32_t i = 0; i < e->chain_n; i++)
-			sum += r->pairs[pair_order[e->chain_first + i]].period;
+			if (__builtin_add_overflow(sum, r->pairs[pair_order[e->chain_first + i]].period,
+						   &sum))
+				sum = UINT64_MAX;
 		if (sum < pt_abs_min(min_total, t.min_pct))
 			return 0;
 	}
