@@ -197,12 +197,9 @@ static const char *label_at(const struct labels *l, size_t j, size_t *n)
 	return l->text + from;
 }
 
-/* Label @j at @p, which has room for max(its length, LABEL_COPY) bytes: where it ends. */
-static char *copy_label(char *p, const struct labels *l, size_t j)
+/* Label @text (@n bytes) at @p, which has room for max(@n, LABEL_COPY) bytes: where it ends. */
+static char *copy_label(char *p, const char *text, size_t n)
 {
-	size_t n;
-	const char *text = label_at(l, j, &n);
-
 	if (n <= LABEL_COPY)
 		memcpy(p, text, LABEL_COPY);    /* a fixed size: no call */
 	else
@@ -222,7 +219,7 @@ static char *put_label(struct pk_obuf *o, const struct labels *l, size_t j, size
 	char *p = pk_obuf_room(o, (n > LABEL_COPY ? n : LABEL_COPY) + value_max);
 
 	if (p)
-		return copy_label(p, l, j);
+		return copy_label(p, text, n);
 	pk_obuf_write(o, text, n);
 	return pk_obuf_room(o, value_max);
 }
@@ -253,8 +250,12 @@ static void text_counters(const struct print_ctx *c, struct pk_obuf *o, const st
 					     n_sel * (PK_FIXED6_MAX + 1)) : NULL;
 
 	if (p) {
-		for (size_t j = 0; j < n_sel; j++)
-			p = text_value(copy_label(p, l, j), &v[s->sel[j] * PK_OA_EVAL_BATCH]);
+		for (size_t j = 0; j < n_sel; j++) {
+			size_t n;
+			const char *text = label_at(l, j, &n);
+
+			p = text_value(copy_label(p, text, n), &v[s->sel[j] * PK_OA_EVAL_BATCH]);
+		}
 		pk_obuf_wrote(o, p);
 		return;
 	}
