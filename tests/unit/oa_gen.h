@@ -32,7 +32,9 @@ struct oa_gen {
 	unsigned lost_every;         /* a REPORT_LOST record after every Nth report (0: none) */
 	unsigned reason_every;       /* every Nth report a context-switch report (0: all timer) */
 	unsigned corr_every;         /* a correlation point every N reports (0: first and last) */
+	unsigned clk_per_tick;       /* GPU clock ticks per timestamp tick, about (0: 1) */
 	uint64_t seed;
+	uint64_t *clk_total;         /* if set: how far the 32-bit GPU clock advanced in all, unwrapped */
 };
 
 static inline uint32_t oa_gen_rand(uint64_t *s)
@@ -64,6 +66,7 @@ static inline int oa_gen_write(const struct oa_gen *g, struct pk_buf *b)
 	struct pk_oa_device_info di = { 0 };
 	uint64_t a40[64], u32[64], seed = g->seed ? g->seed : 1;
 	uint32_t clk = g->u32_start;
+	uint64_t clk_span = (uint64_t)g->period * (g->clk_per_tick ? g->clk_per_tick : 1);
 	uint8_t r[256];
 	int err;
 
@@ -79,6 +82,8 @@ static inline int oa_gen_write(const struct oa_gen *g, struct pk_buf *b)
 		a40[i] = g->a40_start + (uint64_t)i * 977;
 		u32[i] = (uint64_t)g->u32_start + (uint64_t)i * 131;
 	}
+	if (g->clk_total)
+		*g->clk_total = 0;
 	if ((err = pk_oa_write_version(b, 1)) || (err = pk_oa_write_device_info(b, &di)) ||
 	    (err = pk_oa_write_topology(b, g->topo)) ||
 	    (err = pk_oa_write_correlation(b, oa_gen_cpu(g, g->ts0 - g->period), g->ts0 - g->period)))
@@ -88,7 +93,8 @@ static inline int oa_gen_write(const struct oa_gen *g, struct pk_buf *b)
 		uint32_t ctx = 0x20u * (uint32_t)(1 + (g->ctx_every ? i / g->ctx_every % 5 : 0));
 		bool valid = !(g->invalid_every && i % g->invalid_every == g->invalid_every - 1);
 		uint32_t reason = g->reason_every && i % g->reason_every == 1 ? 1u << 3 : 1u << 0;
-		uint32_t dclk = g->period - g->period / 5 + oa_gen_rand(&seed) % (g->period / 5 + 1);
+		/* clock ticks since the last report: below 2^32 (clk_span is) */
+		uint64_t dclk = clk_span - clk_span / 5 + oa_gen_rand(&seed) % (clk_span / 5 + 1);
 		uint32_t dw0 = reason << 19;
 
 		if (valid && g->graphics_ver == 8)
@@ -96,9 +102,11 @@ static inline int oa_gen_write(const struct oa_gen *g, struct pk_buf *b)
 		else if (valid && g->graphics_ver >= 9 && g->graphics_ver < 12)
 			dw0 |= 1u << 16;
 		memset(r, 0, sizeof(r));
-		clk += i ? dclk : 0;
+		clk += i ? (uint32_t)dclk : 0;
+		if (g->clk_total && i)
+			*g->clk_total += dclk;
 		for (int k = 0; k < 64; k++) {
-			uint32_t inc = i ? oa_gen_rand(&seed) % (dclk + 1) : 0;
+			uint32_t inc = i ? (uint32_t)(oa_gen_rand(&seed) % (dclk + 1)) : 0;
 
 			a40[k] = (a40[k] + inc) & ((1ull << 40) - 1);
 			u32[k] = (uint32_t)(u32[k] + inc);

@@ -14,7 +14,9 @@
  * 3. With i915-perf-reader installed: recordings written by perfkit's writer
  *    (HSW, BDW, SKL, TGL; RenderBasic, TestOa, ComputeBasic, ...; 40-bit,
  *    32-bit and timestamp wraps, LOST records, invalid contexts, reasons
- *    other than timer) read by both, every value compared.
+ *    other than timer) read by both, every value compared; and where the
+ *    two part on purpose, a segment in which the GPU clock wraps twice
+ *    (perfkit sums its pairs, the reader takes one delta).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -673,6 +675,21 @@ static size_t json_differs(const struct pk_oa_summary *s, bool per_report)
 	return bad;
 }
 
+/* Write the recording @g describes to @path (a test named @what). */
+static void write_generated(const struct oa_gen *g, const char *path, const char *what)
+{
+	FILE *f = fopen(path, "w");
+	struct pk_buf b;
+	bool written;
+
+	pk_buf_init(&b);
+	written = oa_gen_write(g, &b) == 0 && f && fwrite(b.data, 1, b.len, f) == b.len;
+	ok(written, "%s: written (%zu bytes)", what, b.len);
+	if (f)
+		fclose(f);
+	pk_buf_release(&b);
+}
+
 static void check_generated(const struct gen_case *c, const char *tmpdir)
 {
 	size_t n_reports = c->n_reports;
@@ -689,11 +706,9 @@ static void check_generated(const struct gen_case *c, const char *tmpdir)
 	const struct pk_oa_set_info *set = NULL;
 	struct pk_oa_recording *rec;
 	struct pk_oa_summary s;
-	struct pk_buf b;
 	struct pk_diag d;
 	struct rd_out o;
 	char *out;
-	FILE *f;
 
 	snprintf(what, sizeof(what), "generated %s", c->what);
 	snprintf(xml, sizeof(xml), "%s/%s", xml_dir, c->xml);
@@ -713,15 +728,8 @@ static void check_generated(const struct gen_case *c, const char *tmpdir)
 			.seed = c->pci_id,
 		};
 
-		pk_buf_init(&b);
 		snprintf(path, sizeof(path), "%s/%s.i915perf", tmpdir, c->what);
-		f = fopen(path, "w");
-		bool written = oa_gen_write(&g, &b) == 0 && f && fwrite(b.data, 1, b.len, f) == b.len;
-
-		ok(written, "%s: written (%zu bytes)", what, b.len);
-		if (f)
-			fclose(f);
-		pk_buf_release(&b);
+		write_generated(&g, path, what);
 	}
 	pk_oa_metrics_free(m);
 	out = run_reader(path, per_report);
@@ -774,6 +782,117 @@ static void check_generated(const struct gen_case *c, const char *tmpdir)
 		pk_oa_summary_release(&s);
 		pk_oa_recording_free(rec);
 	}
+	rd_free(&o);
+	free(out);
+}
+
+/* The reader's printed value of counter @name in block @b, or NULL. */
+static const char *rd_value(const struct rd_block *b, const char *name)
+{
+	for (size_t k = 0; k < b->n; k++)
+		if (!strcmp(b->name[k], name))
+			return b->value[k];
+	return NULL;
+}
+
+/* perfkit's value of counter @name in @row, as a double (NAN when the set has none). */
+static double pk_value(const struct pk_oa_summary *s, const struct pk_oa_value *row, const char *name)
+{
+	for (size_t k = 0; k < s->n_sel; k++)
+		if (!strcmp(s->set->counters[s->sel[k]].symbol_name, name))
+			return pk_oa_value_as_double(&row[s->sel[k]]);
+	return NAN;
+}
+
+/*
+ * Where perfkit and the reader part, on purpose: one context for 1,000
+ * reports of 10 ms while the 32-bit GPU clock runs at 80 ticks a timestamp
+ * tick (0.8 to 1 GHz against 12.5 MHz), so it wraps twice within the one
+ * segment and the timestamp not at all. The reader takes a segment's
+ * counters as one delta from its first report to its end, modulo 2^32;
+ * perfkit sums every pair. Oracles: the clock's unwrapped advance, which
+ * the generator counts, and the reader itself: every report pair (-r) the
+ * same in both, the segment's GpuTime the same, its GpuCoreClocks the
+ * whole advance in perfkit and the advance modulo 2^32 in the reader.
+ */
+static void check_reader_clock_wraps(const char *tmpdir)
+{
+	static const char what[] = "one segment, the GPU clock wrapping twice";
+	uint64_t clk_total = 0;
+	static struct pk_oa_topology topo;
+	struct pk_oa_metrics *m = NULL;
+	const struct pk_oa_set_info *set = NULL;
+	struct pk_oa_recording *rec;
+	struct pk_oa_summary s;
+	struct pk_oa_value *row;
+	struct pk_diag d;
+	struct rd_out o;
+	char path[2048], xml[2048], *out;
+	size_t bad = 0;
+
+	pk_diag_init(&d);
+	snprintf(xml, sizeof(xml), "%s/oa-bdw.xml", xml_dir);
+	if (!ok(shared_device("bdw_renderbasic", &topo) && pk_oa_metrics_load(xml, &m, &d) == 0 &&
+		(set = pk_oa_metrics_find_set(m, "RenderBasic")), "%s: device and metric set", what)) {
+		pk_oa_metrics_free(m);
+		return;
+	}
+	{
+		struct oa_gen g = {
+			.pci_id = 0x1616, .format = PK_OA_FORMAT_A32u40_A4u32_B8_C8, .graphics_ver = 8,
+			.ts_freq = 12500000, .set = "RenderBasic", .uuid = set->hw_config_guid,
+			.topo = &topo, .n_reports = 1000, .period = 125000, .ts0 = 0x310000000ull,
+			.a40_start = 12345, .u32_start = 0xf0000000u, .corr_every = 8,
+			.clk_per_tick = 80, .seed = 7, .clk_total = &clk_total,
+		};
+
+		snprintf(path, sizeof(path), "%s/clock_wraps.i915perf", tmpdir);
+		write_generated(&g, path, what);
+	}
+	pk_oa_metrics_free(m);
+	ok(clk_total > (2ull << 32) && clk_total < (3ull << 32),
+	   "%s: the clock advances %" PRIu64 " ticks, past two wraps", what, clk_total);
+	out = run_reader(path, true);
+	if (!ok(out && rd_parse(out, &o) == 0 && o.n_seg == 1, "%s: the reader decodes one segment",
+		what)) {
+		free(out);
+		return;
+	}
+	if (!ok(summarize(path, "all", &rec, &s, &d) == 0 && s.tl.n_segments == 1,
+		"%s: perfkit decodes one segment: %s", what, d.msg)) {
+		rd_free(&o);
+		free(out);
+		return;
+	}
+	row = calloc(s.set->n_counters + 1, sizeof(*row));
+	if (ok(row && o.seg[0].n_rep == 999, "%s: the reader prints 999 report pairs", what)) {
+		for (size_t k = 0; k < o.seg[0].n_rep; k++) {
+			char w[200];
+
+			snprintf(w, sizeof(w), "%s: report pair %zu", what, k);
+			pk_oa_summary_pair(&s, k, row, NULL);
+			bad += compare_block(&s, row, &o.seg[0].rep[k], w);
+		}
+		is_int(bad, 0, "%s: every report pair's values equal the reader's", what);
+	}
+	if (row && pk_oa_summary_values(&s, 0, row) == 0) {
+		const char *rd_clk = rd_value(&o.seg[0].ctr, "GpuCoreClocks");
+		const char *rd_time = rd_value(&o.seg[0].ctr, "GpuTime");
+		double freq = pk_value(&s, row, "AvgGpuCoreFrequency");
+
+		is_int((uint64_t)pk_value(&s, row, "GpuCoreClocks"), clk_total,
+		       "%s: perfkit's GpuCoreClocks is the clock's whole advance", what);
+		is_int(rd_clk ? strtoull(rd_clk, NULL, 10) : 1, clk_total & 0xffffffffu,
+		       "%s: the reader's is the advance modulo 2^32 (its one delta)", what);
+		is_int(rd_time ? strtoull(rd_time, NULL, 10) : 0,
+		       (uint64_t)pk_value(&s, row, "GpuTime"),
+		       "%s: GpuTime the same in both (the timestamp does not wrap)", what);
+		ok(freq >= 0.8e9 && freq <= 1.0e9,
+		   "%s: perfkit's AvgGpuCoreFrequency %.0f Hz is the generated 0.8 to 1 GHz", what, freq);
+	}
+	free(row);
+	pk_oa_summary_release(&s);
+	pk_oa_recording_free(rec);
 	rd_free(&o);
 	free(out);
 }
@@ -847,6 +966,7 @@ static void check_reader(void)
 		return;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		check_generated(&cases[i], tmpdir);
+	check_reader_clock_wraps(tmpdir);
 	{
 		char cmd[200];
 
