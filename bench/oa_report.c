@@ -14,8 +14,12 @@
  *   oa_report floor FILE R    the least time a process takes to map FILE
  *                             and read all of it once, on one thread or
  *                             two (medians of R runs each, "FLOOR ms=M
- *                             one-thread=A two-threads=B", M the lesser):
- *                             the bound under any reader
+ *                             one-thread=A two-threads=B headers-only=H",
+ *                             M the lesser): the bound under any reader
+ *                             of every report; H, mapping FILE and
+ *                             reading only each record's header, is the
+ *                             bound under one that, as i915-perf-reader,
+ *                             reads a segment's first and last reports
  *   oa_report phases FILE DIR R
  *                             where `perfkit oa report -c all` spends its
  *                             time inside the process, as it calls the
@@ -162,10 +166,26 @@ static void *floor_read(void *arg)
 	return NULL;
 }
 
+/* Walk the records of the mapped file by their headers (perfkit's record iterator): a sum of their types. */
+static uint64_t walk_headers(const uint8_t *p, size_t len)
+{
+	struct pk_oa_record_iter it;
+	struct pk_oa_record r;
+	struct pk_diag d;
+	uint64_t sum = 0;
+
+	pk_diag_init(&d);
+	pk_oa_record_iter_init(&it, p, len);
+	while (pk_oa_record_next(&it, &r, &d) > 0)
+		sum += r.type;
+	return sum;
+}
+
 /*
  * One run of the floor in a child process of its own: map FILE and read
  * each cache line once, on one thread (MAP_POPULATE, as perfkit maps) or
- * on two (each faults in and reads its half). Nanoseconds, 0 on failure.
+ * on two (each faults in and reads its half); with @threads 0, map it and
+ * read only the records' headers. Nanoseconds, 0 on failure.
  */
 static uint64_t floor_run(const char *path, int threads)
 {
@@ -184,9 +204,11 @@ static uint64_t floor_run(const char *path, int threads)
 		if (fd < 0 || fstat(fd, &st) < 0)
 			_exit(1);
 		p = mmap(NULL, (size_t)st.st_size, PROT_READ,
-			 MAP_PRIVATE | (threads == 1 ? MAP_POPULATE : 0), fd, 0);
+			 MAP_PRIVATE | (threads < 2 ? MAP_POPULATE : 0), fd, 0);
 		if (p == MAP_FAILED)
 			_exit(1);
+		if (threads == 0)
+			_exit(walk_headers(p, (size_t)st.st_size) == 1 ? 3 : 0);
 		half = ((size_t)st.st_size / 2) & ~(size_t)4095;
 		a = (struct floor_part){ p, half, threads == 2, 0 };
 		b = (struct floor_part){ p + half, (size_t)st.st_size - half, threads == 2, 0 };
@@ -209,7 +231,8 @@ static uint64_t floor_run(const char *path, int threads)
  * The floor of any tool reading FILE from the page cache: the median of
  * @reps runs of floor_run, on one thread and on two, in milliseconds; the
  * lesser is the floor. No tool that reads every report can take less (two
- * threads barely help: faulting the pages in is most of it).
+ * threads barely help: faulting the pages in is most of it). And the
+ * floor of one that reads only the records' headers (threads 0).
  */
 static int floor_ms(const char *path, int reps)
 {
@@ -217,7 +240,7 @@ static int floor_ms(const char *path, int reps)
 
 	if (reps < 1 || reps > 64)
 		reps = 5;
-	for (int threads = 1; threads <= 2; threads++) {
+	for (int threads = 0; threads <= 2; threads++) {
 		uint64_t t[64];
 
 		for (int r = 0; r < reps; r++)
@@ -228,8 +251,8 @@ static int floor_ms(const char *path, int reps)
 		qsort(t, (size_t)reps, sizeof(t[0]), cmp_u64);
 		ms[threads] = (double)t[reps / 2] / 1e6;
 	}
-	printf("FLOOR ms=%.1f one-thread=%.1f two-threads=%.1f\n", ms[1] < ms[2] ? ms[1] : ms[2],
-	       ms[1], ms[2]);
+	printf("FLOOR ms=%.1f one-thread=%.1f two-threads=%.1f headers-only=%.1f\n",
+	       ms[1] < ms[2] ? ms[1] : ms[2], ms[1], ms[2], ms[0]);
 	return 0;
 }
 
