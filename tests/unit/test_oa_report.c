@@ -795,13 +795,12 @@ static const char *rd_value(const struct rd_block *b, const char *name)
 	return NULL;
 }
 
-/* perfkit's value of counter @name in @row, as a double (NAN when the set has none). */
+/* perfkit's value of counter @name in @row, as a double (0 when the set has none). */
 static double pk_value(const struct pk_oa_summary *s, const struct pk_oa_value *row, const char *name)
 {
-	for (size_t k = 0; k < s->n_sel; k++)
-		if (!strcmp(s->set->counters[s->sel[k]].symbol_name, name))
-			return pk_oa_value_as_double(&row[s->sel[k]]);
-	return NAN;
+	int k = pk_oa_set_counter_index(s->set, name);
+
+	return k < 0 ? 0 : pk_oa_value_as_double(&row[k]);
 }
 
 /*
@@ -864,6 +863,8 @@ static void check_reader_clock_wraps(const char *tmpdir)
 		free(out);
 		return;
 	}
+	/* the segment's context and times, and each pair's reason */
+	compare(&s, &o, what, false, true);
 	row = calloc(s.set->n_counters + 1, sizeof(*row));
 	if (ok(row && o.seg[0].n_rep == 999, "%s: the reader prints 999 report pairs", what)) {
 		for (size_t k = 0; k < o.seg[0].n_rep; k++) {
