@@ -11,6 +11,8 @@
 #                   ThreadSanitizer build in build-tsan/, and the tests of the code
 #                   that runs on two threads (report pipeline, oa report)
 #   make install PREFIX=/usr/local DESTDIR=
+#                   also Intel's OA metric files (OA_METRICS, default ../shared/data/intel-oa)
+#                   into PREFIX/share/perfkit/oa, where perfkit oa looks by default
 
 ifeq ($(SAN),1)
 BUILD ?= build-san
@@ -27,6 +29,7 @@ endif
 
 CC ?= cc
 PREFIX ?= /usr/local
+OA_METRICS ?= ../shared/data/intel-oa
 PKG_CONFIG ?= pkg-config
 PKGS := json-c libelf libdw libzstd libtraceevent zlib ncursesw libpci libxml-2.0
 
@@ -214,6 +217,13 @@ install: $(PERFKIT) $(SHARED_LIB) $(STATIC_LIB)
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(PREFIX)/lib/libperfkit.so.0
 	ln -sf libperfkit.so.0 $(DESTDIR)$(PREFIX)/lib/libperfkit.so
 	install -m 644 include/perfkit/*.h $(DESTDIR)$(PREFIX)/include/perfkit/
+	@if ls $(OA_METRICS)/oa-*.xml >/dev/null 2>&1; then \
+		install -d $(DESTDIR)$(PREFIX)/share/perfkit/oa && \
+		install -m 644 $(OA_METRICS)/oa-*.xml $(DESTDIR)$(PREFIX)/share/perfkit/oa/ && \
+		echo "installed $$(ls $(OA_METRICS)/oa-*.xml | wc -l) OA metric files in $(PREFIX)/share/perfkit/oa"; \
+	else \
+		echo "no OA metric files (oa-*.xml) in $(OA_METRICS): perfkit oa report will need --metrics"; \
+	fi
 
 clean:
 	rm -rf build build-san build-tsan build-fuzz

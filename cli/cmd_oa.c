@@ -40,7 +40,8 @@ static const char usage_text[] =
 	"\n"
 	"  --metrics FILE        the metric file (Intel's oa-<platform>.xml)\n"
 	"  --metrics-dir DIR     look for oa-<platform>.xml in DIR (default: $PERFKIT_OA_METRICS,\n"
-	"                        else " PK_OA_METRICS_DIR ")\n"
+	"                        else PREFIX/share/perfkit/oa for PREFIX/bin/perfkit, where\n"
+	"                        make install puts them, else " PK_OA_METRICS_DIR ")\n"
 	"      --sys-root DIR    (list) read the i915 cards from DIR instead of /sys\n"
 	"  -m, --metric-set SET  the metric set by symbol name or GUID (default: the recording's)\n"
 	"  -c, --counters LIST   counters to print, by symbol name; all (default: every available\n"
@@ -446,6 +447,7 @@ static int cmd_oa_list(int argc, char **argv)
 {
 	struct oa_cli o = { 0 };
 	const char *env = getenv(PK_OA_METRICS_ENV);
+	char installed[PATH_MAX];
 	struct stat st;
 	int err;
 
@@ -463,7 +465,8 @@ static int cmd_oa_list(int argc, char **argv)
 		return list_dir(o.metrics_dir, true);
 	if (env && *env)
 		return stat(env, &st) == 0 && S_ISREG(st.st_mode) ? list_file(env) : list_dir(env, true);
-	return list_dir(PK_OA_METRICS_DIR, false);
+	pk_oa_metrics_default_dir(installed, sizeof(installed));
+	return list_dir(installed, false);
 }
 
 /* ---- dispatch ------------------------------------------------------------------- */

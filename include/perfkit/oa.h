@@ -589,11 +589,19 @@ PK_API int pk_oa_metrics_find_platform(const char *dir, const char *platform,
  * The metric file to use for @platform (its metric-file name, e.g. "bdw"):
  * @file when given; else the platform's file in @dir; else in
  * $PERFKIT_OA_METRICS (a directory, or a file used as is); else in
- * PK_OA_METRICS_DIR. Written to @path (size @sz). 0, or the -errno of
- * pk_oa_metrics_find_platform() with @diag set.
+ * pk_oa_metrics_default_dir(). Written to @path (size @sz). 0, or the
+ * -errno of pk_oa_metrics_find_platform() with @diag set.
  */
 PK_API int pk_oa_metrics_path(const char *file, const char *dir, const char *platform, char *path,
 			      size_t sz, struct pk_diag *diag);
+
+/*
+ * The metric directory used when none is given and $PERFKIT_OA_METRICS is
+ * unset: the one installed with the running program, <prefix>/share/perfkit/oa
+ * for <prefix>/bin/perfkit (make install puts Intel's files there), when it
+ * exists; else PK_OA_METRICS_DIR. Written to @dir (size @sz, truncated).
+ */
+PK_API void pk_oa_metrics_default_dir(char *dir, size_t sz);
 
 /* ---- device variables ------------------------------------------------------- */
 
@@ -744,7 +752,11 @@ PK_API struct pk_oa_value pk_oa_expr_eval(const struct pk_oa_expr *e, const stru
  * (lib/oa/oareport.c, lib/oa/oareport_print.c).
  */
 
-/* Where metric files are looked for when neither a file nor a directory is given. */
+/*
+ * Where metric files are looked for when neither a file nor a directory is
+ * given, $PERFKIT_OA_METRICS is unset and the running program has none
+ * installed beside it (pk_oa_metrics_default_dir).
+ */
 #define PK_OA_METRICS_DIR "/usr/share/perfkit/oa"
 #define PK_OA_METRICS_ENV "PERFKIT_OA_METRICS"
 
@@ -754,7 +766,7 @@ struct pk_oa_summary_opts {
 	/*
 	 * Without metrics_file: the directory searched for the platform's file
 	 * (pk_oa_metrics_find_platform); NULL: $PERFKIT_OA_METRICS (a directory
-	 * or a file), else PK_OA_METRICS_DIR.
+	 * or a file), else pk_oa_metrics_default_dir().
 	 */
 	const char *metrics_dir;
 	/*

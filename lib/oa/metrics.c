@@ -33,15 +33,12 @@
  * (NOBLANKS, COMPACT): fewer allocations, about 10 % of the load time.
  * Equations are checked later, when a set is compiled (eval.c).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
-#include <sys/stat.h>
 #include <perfkit/oa.h>
 #include "metrics_int.h"
 #include "xml_lib_int.h"
@@ -556,50 +553,4 @@ PK_API int pk_oa_set_counter_index(const struct pk_oa_set_info *set, const char 
 		if (strcmp(set->counters[i].symbol_name, sym) == 0)
 			return (int)i;
 	return -1;
-}
-
-PK_API int pk_oa_metrics_find_platform(const char *dir, const char *platform,
-				       char *path, size_t sz, struct pk_diag *diag)
-{
-	char lower[64];
-	size_t n;
-	int len;
-
-	if (!platform || !platform[0] || strpbrk(platform, "/.") ||
-	    (n = strlen(platform)) >= sizeof(lower))
-		return pk_diag_fail(diag, -EINVAL, "invalid platform name '%s'", platform ? platform : "");
-	for (size_t i = 0; i <= n; i++)
-		lower[i] = (char)tolower((unsigned char)platform[i]);
-	len = snprintf(path, sz, "%s/oa-%s.xml", dir, lower);
-	if (len < 0 || (size_t)len >= sz)
-		return pk_diag_fail(diag, -ENAMETOOLONG, "path of the metric file for '%s' too long", lower);
-	if (access(path, R_OK) != 0) {
-		int err = -errno;
-
-		pk_diag_subject(diag, dir);
-		return pk_diag_fail(diag, err, "no metric file for platform '%s' (looked for oa-%s.xml): %s",
-				    lower, lower, strerror(-err));
-	}
-	return 0;
-}
-
-PK_API int pk_oa_metrics_path(const char *file, const char *dir, const char *platform, char *path,
-		       size_t sz, struct pk_diag *diag)
-{
-	struct stat st;
-
-	if (!file && !dir) {
-		const char *env = getenv(PK_OA_METRICS_ENV);
-
-		if (env && *env && stat(env, &st) == 0 && S_ISREG(st.st_mode))
-			file = env;
-		else
-			dir = env && *env ? env : PK_OA_METRICS_DIR;
-	}
-	if (file) {
-		if ((size_t)snprintf(path, sz, "%s", file) >= sz)
-			return pk_diag_fail(diag, -ENAMETOOLONG, "metric file name too long");
-		return 0;
-	}
-	return pk_oa_metrics_find_platform(dir, platform, path, sz, diag);
 }

@@ -74,6 +74,26 @@ PERFKIT_OA_METRICS=$M "$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --json 
 is "$(compare "$TMP/env.json" "$D/bdw_renderbasic.reader-output.txt")" ok "\$PERFKIT_OA_METRICS directory, every counter by default"
 PERFKIT_OA_METRICS=$M/oa-bdw.xml "$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --json >"$TMP/env2.json" 2>&1
 is "$(compare "$TMP/env2.json" "$D/bdw_renderbasic.reader-output.txt")" ok "\$PERFKIT_OA_METRICS file"
+# Installed: PREFIX/bin/perfkit finds Intel's files in PREFIX/share/perfkit/oa
+# (where make install puts them) with no flag and no $PERFKIT_OA_METRICS;
+# moved elsewhere, it looks in /usr/share/perfkit/oa and says so.
+mkdir -p "$TMP/prefix/bin" "$TMP/prefix/share/perfkit/oa" "$TMP/bare/bin"
+cp "$PERFKIT" "$TMP/prefix/bin/perfkit"; cp "$PERFKIT" "$TMP/bare/bin/perfkit"
+ln -s "$(realpath "$M/oa-bdw.xml")" "$TMP/prefix/share/perfkit/oa/oa-bdw.xml"
+ln -s "$TMP/prefix/bin/perfkit" "$TMP/perfkit-link"
+env -u PERFKIT_OA_METRICS "$TMP/perfkit-link" oa report "$D/bdw_renderbasic.i915perf" --json >"$TMP/inst.json" 2>&1
+is "$(compare "$TMP/inst.json" "$D/bdw_renderbasic.reader-output.txt")" ok \
+	"installed: the metric file in PREFIX/share/perfkit/oa, run through a link to PREFIX/bin/perfkit"
+env -u PERFKIT_OA_METRICS "$TMP/prefix/bin/perfkit" oa list >"$TMP/inst-list.txt" 2>&1
+grep -q "^$TMP/prefix/share/perfkit/oa/oa-bdw.xml: 24 metric sets$" "$TMP/inst-list.txt" &&
+	pass "installed: oa list lists PREFIX/share/perfkit/oa" || fail "installed: oa list lists PREFIX/share/perfkit/oa" "$(head -3 "$TMP/inst-list.txt")"
+if [ -e /usr/share/perfkit/oa ]; then
+	skip "/usr/share/perfkit/oa exists here: no message to check"
+else
+	env -u PERFKIT_OA_METRICS "$TMP/bare/bin/perfkit" oa report "$D/bdw_renderbasic.i915perf" >"$TMP/bare.txt" 2>&1
+	is "$?:$(cat "$TMP/bare.txt")" "2:perfkit: '/usr/share/perfkit/oa': no metric file for platform 'bdw' (looked for oa-bdw.xml): No such file or directory" \
+		"nothing installed beside the program: exit 2, naming /usr/share/perfkit/oa"
+fi
 "$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics "$M/oa-bdw.xml" -r --json >"$TMP/pr.json" 2>&1
 gt=$(awk '/^   GpuTime: /{print $2; exit}' "$D/tgl_renderbasic.reader-output.txt")
 is "$(perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>); print scalar(@{$r->{segments}[0]{per_report}}), " ", $r->{segments}[0]{per_report}[0]{counters}{GpuTime}, " ", $r->{segments}[0]{per_report}[0]{reason}' <"$TMP/pr.json")" \
