@@ -199,7 +199,13 @@ static int resolve_set(const struct rec_cli *o, const struct pk_oa_device *dev,
 	set = pk_oa_metrics_find_set(*m, o->set);
 	if (!set || !set->hw_config_guid) {
 		cli_error("'%s': no metric set '%s'%s", path, o->set, set ? " with a GUID" : "");
-		fprintf(stderr, "hint: perfkit oa list --metrics %s lists the sets\n", path);
+		pk_diag_init(&d);
+		if (!set)
+			pk_oa_metrics_suggest_set(*m, o->set, &d);
+		if (d.hint[0])
+			fprintf(stderr, "hint: %s\n", d.hint);
+		else
+			fprintf(stderr, "hint: perfkit oa list --metrics %s lists the sets\n", path);
 		return -ENOENT;
 	}
 	*name = set->symbol_name;

@@ -576,6 +576,17 @@ PK_API const struct pk_oa_set_info *pk_oa_metrics_find_set(const struct pk_oa_me
 PK_API int pk_oa_set_counter_index(const struct pk_oa_set_info *set, const char *sym);
 
 /*
+ * After a lookup failed: "did you mean 'X'?" as @diag's hint, X the set's
+ * symbol name (pk_oa_metrics_suggest_set) or the counter's (the @len bytes
+ * at @name, pk_oa_set_suggest_counter) closest to what was asked, when one
+ * is close (a third of its length, ignoring case).
+ */
+PK_API void pk_oa_metrics_suggest_set(const struct pk_oa_metrics *m, const char *key,
+				      struct pk_diag *diag);
+PK_API void pk_oa_set_suggest_counter(const struct pk_oa_set_info *set, const char *name,
+				      size_t len, struct pk_diag *diag);
+
+/*
  * The metric file of @platform in directory @dir: "<dir>/oa-<platform>.xml"
  * with the platform lowercased ("BDW" and "bdw" give oa-bdw.xml, "sklgt2"
  * oa-sklgt2.xml). Written to @path (size @sz). -ENOENT with a message naming

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <perfkit/event.h>
+#include "core/suggest.h"
 
 /* Longest word (PMU, alias, format term, tracepoint system or name) accepted. */
 #define EV_NAME_MAX 255
@@ -154,22 +155,10 @@ void ev_names_sort(struct ev_names *n);
 /* Whether the @len bytes at @s form a safe sysfs/tracefs path component. */
 bool ev_word_ok(const char *s, size_t len);
 
-/* ---- suggestions and globs (suggest.c) ---------------------------------- */
+/* ---- suggestion candidates and globs (suggest.c) ----------------------- */
 
-struct ev_suggest {
-	const char *word;
-	size_t len;
-	char best[EV_NAME_MAX + 1];
-	unsigned dist;
-};
-
-void ev_suggest_init(struct ev_suggest *s, const char *word, size_t len);
-/* Consider @cand as a correction of the word. */
-void ev_suggest_add(struct ev_suggest *s, const char *cand);
-/* If a close enough candidate was seen, write "did you mean 'x'?" into @diag. */
-void ev_suggest_hint(const struct ev_suggest *s, struct pk_diag *diag);
 /* Offer every generic, cache and sysfs alias name. */
-void ev_suggest_events(struct ev_suggest *s, struct ev_ctx *c);
+void ev_suggest_events(struct pk_suggest *s, struct ev_ctx *c);
 
 /* Whether @s contains glob characters (* ? [). */
 bool ev_is_glob(const char *s, size_t len);

@@ -174,7 +174,7 @@ static int add_named(struct ev_ctx *c, const char *s, size_t len, const char *na
 /* The diag for an event word that names nothing. */
 static int unknown_event(struct ev_ctx *c, const char *s, size_t len)
 {
-	struct ev_suggest sg;
+	struct pk_suggest sg;
 	size_t i = 1;
 	int err;
 
@@ -186,9 +186,9 @@ static int unknown_event(struct ev_ctx *c, const char *s, size_t len)
 				       "invalid raw event '%.*s': '%c' is not a hex digit",
 				       (int)len, s, s[i]);
 	err = pk_diag_fail_at(c->diag, -EINVAL, ev_off(c, s), "unknown event '%.*s'", (int)len, s);
-	ev_suggest_init(&sg, s, len);
+	pk_suggest_init(&sg, s, len);
 	ev_suggest_events(&sg, c);
-	ev_suggest_hint(&sg, c->diag);
+	pk_suggest_hint(&sg, c->diag);
 	return err;
 }
 

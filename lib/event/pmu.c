@@ -282,25 +282,25 @@ static int apply_alias(struct ev_ctx *c, const struct pmu *p, const char *at, si
 
 static void suggest_term(struct ev_ctx *c, const struct pmu *p, const char *key, size_t klen)
 {
-	struct ev_suggest s;
+	struct pk_suggest s;
 	struct ev_names n;
 	char path[PATH_MAX];
 
-	ev_suggest_init(&s, key, klen);
+	pk_suggest_init(&s, key, klen);
 	for (size_t i = 0; i < sizeof(config_terms) / sizeof(config_terms[0]); i++)
-		ev_suggest_add(&s, config_terms[i]);
+		pk_suggest_add(&s, config_terms[i]);
 	if (!pk_path_fmt(path, sizeof(path), "%s/format", p->dir) && !ev_dir_list(path, EV_DIR_FILES, &n)) {
 		for (size_t i = 0; i < n.n; i++)
-			ev_suggest_add(&s, n.v[i]);
+			pk_suggest_add(&s, n.v[i]);
 		ev_names_release(&n);
 	}
 	if (!pk_path_fmt(path, sizeof(path), "%s/events", p->dir) && !ev_dir_list(path, EV_DIR_FILES, &n)) {
 		for (size_t i = 0; i < n.n; i++)
 			if (is_alias_file(n.v[i]))
-				ev_suggest_add(&s, n.v[i]);
+				pk_suggest_add(&s, n.v[i]);
 		ev_names_release(&n);
 	}
-	ev_suggest_hint(&s, c->diag);
+	pk_suggest_hint(&s, c->diag);
 }
 
 static bool key_is(const char *key, size_t klen, const char *w)
@@ -488,18 +488,18 @@ int ev_pmu_add(struct ev_ctx *c, const char *pmu, size_t plen, const char *terms
 				       (int)plen, pmu);
 	err = pmu_open(c, pmu, plen, &p);
 	if (err == -ENOENT) {
-		struct ev_suggest s;
+		struct pk_suggest s;
 		struct ev_names n;
 
 		err = pk_diag_fail_at(c->diag, -ENOENT, ev_off(c, pmu), "unknown pmu '%.*s'",
 				      (int)plen, pmu);
-		ev_suggest_init(&s, pmu, plen);
+		pk_suggest_init(&s, pmu, plen);
 		if (!ev_pmu_list(c->sysfs, &n)) {
 			for (size_t i = 0; i < n.n; i++)
-				ev_suggest_add(&s, n.v[i]);
+				pk_suggest_add(&s, n.v[i]);
 			ev_names_release(&n);
 		}
-		ev_suggest_hint(&s, c->diag);
+		pk_suggest_hint(&s, c->diag);
 		return err;
 	}
 	if (err)

@@ -1,101 +1,22 @@
 /*
- * "Did you mean" suggestions for unknown event, tracepoint, PMU and term
- * names: the candidate with the smallest optimal-string-alignment distance
- * (insertions, deletions, substitutions and swaps of neighbours, ignoring
- * case) wins when it is within a third of the word's length. Also the glob
- * matcher used for tracepoint patterns, written to run in time proportional
- * to pattern times name length whatever the pattern.
+ * The candidates for "did you mean" (core/suggest.h) when an event name is
+ * unknown: every generic, cache and sysfs alias name. Also the glob matcher
+ * used for tracepoint patterns, written to run in time proportional to
+ * pattern times name length whatever the pattern.
  */
-#include <ctype.h>
-#include <stdio.h>
 #include <string.h>
 #include "internal.h"
 
-#define NO_MATCH ((unsigned)-1)
-
-void ev_suggest_init(struct ev_suggest *s, const char *word, size_t len)
-{
-	s->word = word;
-	s->len = len > EV_NAME_MAX ? EV_NAME_MAX : len;
-	s->best[0] = '\0';
-	s->dist = NO_MATCH;
-}
-
-static unsigned min3(unsigned a, unsigned b, unsigned c)
-{
-	unsigned m = a < b ? a : b;
-
-	return m < c ? m : c;
-}
-
-/* Distance between @a (@la) and @b (@lb), both at most EV_NAME_MAX long. */
-static unsigned osa_distance(const char *a, size_t la, const char *b, size_t lb)
-{
-	unsigned rows[3][EV_NAME_MAX + 2];
-	unsigned *prev2 = rows[0], *prev = rows[1], *cur = rows[2];
-
-	for (size_t j = 0; j <= lb; j++)
-		prev[j] = (unsigned)j;
-	for (size_t i = 1; i <= la; i++) {
-		unsigned *t;
-
-		cur[0] = (unsigned)i;
-		for (size_t j = 1; j <= lb; j++) {
-			int ca = tolower((unsigned char)a[i - 1]), cb = tolower((unsigned char)b[j - 1]);
-			unsigned cost = ca != cb;
-
-			cur[j] = min3(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
-			if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
-			    tolower((unsigned char)a[i - 2]) == cb && prev2[j - 2] + 1 < cur[j])
-				cur[j] = prev2[j - 2] + 1;
-		}
-		t = prev2;
-		prev2 = prev;
-		prev = cur;
-		cur = t;
-	}
-	return prev[lb];
-}
-
-static unsigned threshold(size_t len)
-{
-	return len < 6 ? 1 : (unsigned)(len / 3);
-}
-
-void ev_suggest_add(struct ev_suggest *s, const char *cand)
-{
-	size_t lc = strlen(cand);
-	unsigned d;
-
-	if (!s->len || lc > EV_NAME_MAX)
-		return;
-	if (lc == s->len && !memcmp(cand, s->word, lc))
-		return;
-	if ((lc > s->len ? lc - s->len : s->len - lc) > threshold(s->len))
-		return;
-	d = osa_distance(s->word, s->len, cand, lc);
-	if (d < s->dist) {
-		s->dist = d;
-		snprintf(s->best, sizeof(s->best), "%s", cand);
-	}
-}
-
-void ev_suggest_hint(const struct ev_suggest *s, struct pk_diag *diag)
-{
-	if (s->dist != NO_MATCH && s->dist <= threshold(s->len))
-		pk_diag_hint(diag, "did you mean '%s'?", s->best);
-}
-
-static void add_syms(struct ev_suggest *s, const struct ev_sym *t, size_t n)
+static void add_syms(struct pk_suggest *s, const struct ev_sym *t, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		ev_suggest_add(s, t[i].name);
+		pk_suggest_add(s, t[i].name);
 		if (t[i].alias)
-			ev_suggest_add(s, t[i].alias);
+			pk_suggest_add(s, t[i].alias);
 	}
 }
 
-void ev_suggest_events(struct ev_suggest *s, struct ev_ctx *c)
+void ev_suggest_events(struct pk_suggest *s, struct ev_ctx *c)
 {
 	struct ev_names pmus;
 	char name[64];
@@ -108,7 +29,7 @@ void ev_suggest_events(struct ev_suggest *s, struct ev_ctx *c)
 				continue;
 			for (unsigned res = 0; res < PERF_COUNT_HW_CACHE_RESULT_MAX; res++) {
 				ev_cache_name(cache, op, res, name, sizeof(name));
-				ev_suggest_add(s, name);
+				pk_suggest_add(s, name);
 			}
 		}
 	}
@@ -120,7 +41,7 @@ void ev_suggest_events(struct ev_suggest *s, struct ev_ctx *c)
 		if (ev_pmu_aliases(c->sysfs, pmus.v[i], &al))
 			continue;
 		for (size_t j = 0; j < al.n; j++)
-			ev_suggest_add(s, al.v[j]);
+			pk_suggest_add(s, al.v[j]);
 		ev_names_release(&al);
 	}
 	ev_names_release(&pmus);

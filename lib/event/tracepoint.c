@@ -210,7 +210,7 @@ static int no_match(struct ev_ctx *c, const char *tracefs, const char *sys, size
 {
 	bool sys_glob = ev_is_glob(sys, slen), known_sys = sys_glob;
 	char path[PATH_MAX], cand[2 * EV_NAME_MAX + 2];
-	struct ev_suggest s;
+	struct pk_suggest s;
 	struct ev_names n;
 	int err;
 
@@ -220,28 +220,28 @@ static int no_match(struct ev_ctx *c, const char *tracefs, const char *sys, size
 	if (!known_sys) {
 		err = pk_diag_fail_at(c->diag, -ENOENT, ev_off(c, sys),
 				      "unknown tracepoint system '%.*s'", (int)slen, sys);
-		ev_suggest_init(&s, sys, slen);
+		pk_suggest_init(&s, sys, slen);
 		if (!pk_path_fmt(path, sizeof(path), "%s/events", tracefs) &&
 		    !ev_dir_list(path, EV_DIR_DIRS, &n)) {
 			for (size_t i = 0; i < n.n; i++)
-				ev_suggest_add(&s, n.v[i]);
+				pk_suggest_add(&s, n.v[i]);
 			ev_names_release(&n);
 		}
-		ev_suggest_hint(&s, c->diag);
+		pk_suggest_hint(&s, c->diag);
 		return err;
 	}
 	err = pk_diag_fail_at(c->diag, -ENOENT, ev_off(c, name), "unknown tracepoint '%.*s:%.*s'",
 			      (int)slen, sys, (int)tlen, name);
 	if (sys_glob || ev_dir_list(path, EV_DIR_DIRS, &n))
 		return err;
-	ev_suggest_init(&s, name, tlen);
+	pk_suggest_init(&s, name, tlen);
 	for (size_t i = 0; i < n.n; i++)
-		ev_suggest_add(&s, n.v[i]);
+		pk_suggest_add(&s, n.v[i]);
 	ev_names_release(&n);
 	if (s.best[0] && !pk_path_fmt(cand, sizeof(cand), "%.*s:%s", (int)slen, sys, s.best) &&
 	    pk_path_fmt(s.best, sizeof(s.best), "%s", cand))
 		s.dist = (unsigned)-1;	/* too long to show */
-	ev_suggest_hint(&s, c->diag);
+	pk_suggest_hint(&s, c->diag);
 	return err;
 }
 

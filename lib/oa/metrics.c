@@ -40,6 +40,7 @@
 #include <string.h>
 #include <strings.h>
 #include <perfkit/oa.h>
+#include "core/suggest.h"
 #include "metrics_int.h"
 #include "xml_lib_int.h"
 
@@ -553,4 +554,26 @@ PK_API int pk_oa_set_counter_index(const struct pk_oa_set_info *set, const char 
 		if (strcmp(set->counters[i].symbol_name, sym) == 0)
 			return (int)i;
 	return -1;
+}
+
+PK_API void pk_oa_metrics_suggest_set(const struct pk_oa_metrics *m, const char *key,
+				      struct pk_diag *diag)
+{
+	struct pk_suggest sg;
+
+	pk_suggest_init(&sg, key, strlen(key));
+	for (size_t i = 0; i < m->n_sets; i++)
+		pk_suggest_add(&sg, m->sets[i].symbol_name);
+	pk_suggest_hint(&sg, diag);
+}
+
+PK_API void pk_oa_set_suggest_counter(const struct pk_oa_set_info *set, const char *name,
+				      size_t len, struct pk_diag *diag)
+{
+	struct pk_suggest sg;
+
+	pk_suggest_init(&sg, name, len);
+	for (size_t i = 0; i < set->n_counters; i++)
+		pk_suggest_add(&sg, set->counters[i].symbol_name);
+	pk_suggest_hint(&sg, diag);
 }

@@ -44,6 +44,7 @@ static int select_counters(struct pk_oa_summary *s, const char *list, struct pk_
 {
 	const struct pk_oa_set_info *set = s->set;
 	size_t cap = 0;
+	int err;
 
 	if (!list || !strcmp(list, "all")) {
 		s->sel = calloc(set->n_counters ? set->n_counters : 1, sizeof(*s->sel));
@@ -65,9 +66,12 @@ static int select_counters(struct pk_oa_summary *s, const char *list, struct pk_
 		memcpy(name, p, n);
 		name[n] = '\0';
 		i = pk_oa_set_counter_index(set, name);
-		if (i < 0)
-			return pk_diag_fail(diag, -EINVAL, "counter '%s' not in metric set '%s' (%s)", name,
-					    set->symbol_name, s->metrics_path);
+		if (i < 0) {
+			err = pk_diag_fail(diag, -EINVAL, "counter '%s' not in metric set '%s' (%s)", name,
+					   set->symbol_name, s->metrics_path);
+			pk_oa_set_suggest_counter(set, name, n, diag);
+			return err;
+		}
 		if (pk_array_grow((void **)&s->sel, &cap, s->n_sel + 1, sizeof(*s->sel), 16))
 			return -ENOMEM;
 		s->sel[s->n_sel++] = (uint32_t)i;
@@ -100,9 +104,12 @@ static int load_set(struct pk_oa_summary *s, const struct pk_oa_summary_opts *o,
 				    "the %s does not name its metric set: give one by name or GUID (-m SET)",
 				    pk_oa_recording_is_stream(s->rec) ? "stream" : "recording");
 	s->set = pk_oa_metrics_find_set(s->metrics, key);
-	if (!s->set)
-		return pk_diag_fail(diag, -ENOENT, "metric set '%s' not found in %s", key,
-				    s->metrics_path);
+	if (!s->set) {
+		err = pk_diag_fail(diag, -ENOENT, "metric set '%s' not found in %s", key,
+				   s->metrics_path);
+		pk_oa_metrics_suggest_set(s->metrics, key, diag);
+		return err;
+	}
 	if (pk_oa_recording_is_stream(s->rec) && !di->metric_set_uuid[0])
 		s->uuid_mismatch = false;      /* a stream's set is the caller's word: no uuid to differ */
 	else

@@ -143,6 +143,30 @@ static void test_bdw_lookup(void)
 	ok(g == s, "find RenderBasic by GUID, case-insensitive");
 	ok(pk_oa_metrics_find_set(m, "Render Metrics Basic set") == s, "find RenderBasic by name");
 	ok(pk_oa_metrics_find_set(m, "NoSuchSet") == NULL, "unknown set not found");
+	{
+		/* "did you mean": the closest symbol name, ignoring case, or nothing */
+		static const struct { const char *key, *hint; } sets[] = {
+			{ "renderbasic", "did you mean 'RenderBasic'?" },
+			{ "RenderBsic", "did you mean 'RenderBasic'?" },
+			{ "ComputBasic", "did you mean 'ComputeBasic'?" },
+			{ "NoSuchSet", "" },
+		};
+
+		for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
+			pk_diag_init(&d);
+			pk_oa_metrics_suggest_set(m, sets[k].key, &d);
+			is_str(d.hint, sets[k].hint, "unknown set '%s': hint", sets[k].key);
+		}
+		pk_diag_init(&d);
+		pk_oa_set_suggest_counter(s, "gputime,EuActive", 7, &d);
+		is_str(d.hint, "did you mean 'GpuTime'?", "unknown counter 'gputime' (7 bytes of a list): hint");
+		pk_diag_init(&d);
+		pk_oa_set_suggest_counter(s, "EUActiv", 7, &d);
+		is_str(d.hint, "did you mean 'EuActive'?", "unknown counter 'EUActiv': hint");
+		pk_diag_init(&d);
+		pk_oa_set_suggest_counter(s, "Zzzzzz", 6, &d);
+		is_str(d.hint, "", "unknown counter 'Zzzzzz': no hint");
+	}
 	ok(pk_oa_metrics_find_set(m, "TestOa") != NULL, "TestOa present");
 	i = pk_oa_set_counter_index(s, "GpuBusy");
 	ok(i >= 0, "GpuBusy in RenderBasic");
