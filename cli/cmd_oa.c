@@ -45,7 +45,8 @@ static const char usage_text[] =
 	"      --sys-root DIR    (list) read the i915 cards from DIR instead of /sys\n"
 	"  -m, --metric-set SET  the metric set by symbol name or GUID (default: the recording's)\n"
 	"  -c, --counters LIST   counters to print, by symbol name; all (default: every available\n"
-	"                        counter, sorted by name), none (segments only, no metric file)\n"
+	"                        counter, sorted by name), none (segments only, no metric file),\n"
+	"                        list (list the available counters, with --json their details)\n"
 	"  -r, --per-report      also the values between each pair of consecutive reports\n"
 	"      --json            {device, metric_set, reports, lost, segments: [...]}\n"
 	"\n"
@@ -249,7 +250,7 @@ static int cmd_oa_report(int argc, char **argv)
 	struct oa_cli o = { 0 };
 	struct pk_oa_recording *rec = NULL;
 	static struct pk_oa_stream_device sd;
-	bool is_stream, wants_counters;
+	bool is_stream, wants_counters, listing;
 	struct pk_oa_summary s;
 	struct pk_oa_timeline tl;
 	struct pk_diag d;
@@ -283,9 +284,10 @@ static int cmd_oa_report(int argc, char **argv)
 		cli_diag(&d, err);
 		return cli_status_of(err);
 	}
+	listing = o.counters && !strcmp(o.counters, "list");
 	{
 		PK_OA_SUMMARY_OPTS(so, .metrics_file = o.metrics, .metrics_dir = o.metrics_dir,
-				   .counters = o.counters, .set = o.set, .timeline = &tl);
+				   .counters = listing ? "all" : o.counters, .set = o.set, .timeline = &tl);
 
 		pk_diag_init(&d);
 		pk_diag_subject(&d, path);
@@ -302,8 +304,11 @@ static int cmd_oa_report(int argc, char **argv)
 			  s.set->hw_config_guid ? s.set->hw_config_guid : "");
 	/* the printers buffer their lines themselves and write them in large pieces */
 	pk_diag_init(&d);
-	err = o.json ? pk_oa_summary_print_json(&s, stdout, o.per_report, &d)
-		     : pk_oa_summary_print(&s, stdout, o.per_report, &d);
+	if (listing)
+		err = pk_oa_summary_print_counters(&s, stdout, o.json, &d);
+	else
+		err = o.json ? pk_oa_summary_print_json(&s, stdout, o.per_report, &d)
+			     : pk_oa_summary_print(&s, stdout, o.per_report, &d);
 	if (err)
 		cli_diag(&d, err);
 	pk_oa_summary_release(&s);

@@ -868,6 +868,17 @@ PK_API int pk_oa_summary_print(const struct pk_oa_summary *s, FILE *f, bool per_
 PK_API int pk_oa_summary_print_json(const struct pk_oa_summary *s, FILE *f, bool per_report,
 				    struct pk_diag *diag);
 
+/*
+ * List the counters @s selected (with counters "all": every one available
+ * on the device, by symbol name) to @f: as i915-perf-reader -c list prints
+ * them ("Available counters:", then "Symbol:<pad> Name" padded to the
+ * longest symbol), or as JSON {metric_set, counters: [{symbol_name, name,
+ * description, units, semantic_type, data_type}]}. 0, -ENOENT without a
+ * set, -ENOMEM, -EIO.
+ */
+PK_API int pk_oa_summary_print_counters(const struct pk_oa_summary *s, FILE *f, bool json,
+					struct pk_diag *diag);
+
 /* ==== live capture ======================================================================= */
 
 /*

@@ -5,8 +5,9 @@
 # relative or %f's six decimals), the text output byte for byte with -r,
 # the DG2 recording (no acmgt3 metric file) with -c none (decoding only),
 # every edge_* file (a clear message and exit 2, or the documented result,
-# never a crash), `perfkit oa list`, usage errors, and libxml2 loaded only
-# when a metric file is read.
+# never a crash), -c list against the reader's, the metric files installed
+# beside the program, "did you mean" for mistyped names, `perfkit oa list`,
+# usage errors, and libxml2 loaded only when a metric file is read.
 . "$(dirname "$0")/tap-lib.bash"
 [ -x "$PERFKIT" ] || skip_all "$PERFKIT not built"
 "$PERFKIT" oa help >/dev/null 2>&1 || skip_all "this perfkit has no oa command"
@@ -74,6 +75,27 @@ PERFKIT_OA_METRICS=$M "$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --json 
 is "$(compare "$TMP/env.json" "$D/bdw_renderbasic.reader-output.txt")" ok "\$PERFKIT_OA_METRICS directory, every counter by default"
 PERFKIT_OA_METRICS=$M/oa-bdw.xml "$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --json >"$TMP/env2.json" 2>&1
 is "$(compare "$TMP/env2.json" "$D/bdw_renderbasic.reader-output.txt")" ok "\$PERFKIT_OA_METRICS file"
+# -c list: the reader's -c list byte for byte (where it is installed), and
+# as JSON the same counters with their details from the metric file
+for f in bdw_renderbasic hsw_renderbasic tgl_renderbasic; do
+	"$PERFKIT" oa report "$D/$f.i915perf" --metrics-dir "$M" -c list >"$TMP/$f.list" 2>&1
+	is "$?" 0 "$f: -c list exits 0"
+	if command -v i915-perf-reader >/dev/null 2>&1; then
+		i915-perf-reader -c list "$D/$f.i915perf" >"$TMP/$f.rlist" 2>&1
+		if cmp -s "$TMP/$f.list" "$TMP/$f.rlist"; then pass "$f: -c list equals i915-perf-reader -c list byte for byte"
+		else fail "$f: -c list equals i915-perf-reader -c list byte for byte" "$(diff "$TMP/$f.list" "$TMP/$f.rlist" | head -5)"; fi
+	else
+		skip "i915-perf-reader not installed (intel-gpu-tools)"
+	fi
+done
+"$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics-dir "$M" -c list --json >"$TMP/list.json" 2>&1
+is "$(perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>); my ($b) = grep { $_->{symbol_name} eq "GpuBusy" } @{$r->{counters}};
+	print join(" ", $r->{metric_set}, scalar @{$r->{counters}}, map { $b->{$_} } qw(name units semantic_type data_type))' <"$TMP/list.json")" \
+	"RenderBasic $(($(wc -l <"$TMP/bdw_renderbasic.list") - 1)) GPU Busy percent duration float" \
+	"-c list --json: the set, as many counters as the text lists, GpuBusy's details from the XML"
+is "$(perl -MJSON::PP -e 'local $/; print join("\n", map { $_->{symbol_name} } @{decode_json(<STDIN>)->{counters}}), "\n"' <"$TMP/list.json")" \
+	"$(sed -n 's/^\([A-Za-z0-9_]*\):.*/\1/p' "$TMP/bdw_renderbasic.list")" "-c list --json: the same counters in the same order as the text"
+
 # Installed: PREFIX/bin/perfkit finds Intel's files in PREFIX/share/perfkit/oa
 # (where make install puts them) with no flag and no $PERFKIT_OA_METRICS;
 # moved elsewhere, it looks in /usr/share/perfkit/oa and says so.

@@ -14,9 +14,11 @@
  * 3. With i915-perf-reader installed: recordings written by perfkit's writer
  *    (HSW, BDW, SKL, TGL; RenderBasic, TestOa, ComputeBasic, ...; 40-bit,
  *    32-bit and timestamp wraps, LOST records, invalid contexts, reasons
- *    other than timer) read by both, every value compared; and where the
- *    two part on purpose, a segment in which the GPU clock wraps twice
- *    (perfkit sums its pairs, the reader takes one delta).
+ *    other than timer) read by both, every value compared, and -c list
+ *    byte for byte; then each of the 78 metric sets of the four files in a
+ *    short recording; and where the two part on purpose, a segment in which
+ *    the GPU clock wraps twice (perfkit sums its pairs, the reader takes one
+ *    delta).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -486,15 +488,15 @@ static void check_edges(void)
 
 /* ---- 3. generated recordings against the reader ---------------------------------- */
 
-/* i915-perf-reader -c all [-r] on @path: its output, NULL when it fails. */
-static char *run_reader(const char *path, bool per_report)
+/* i915-perf-reader @flags ("-c all -r") on @path: its output, NULL when it fails. */
+static char *run_reader(const char *path, const char *flags)
 {
 	char cmd[4096], *out = NULL;
 	size_t len = 0, n;
 	char chunk[65536];
 	FILE *f, *m;
 
-	snprintf(cmd, sizeof(cmd), "i915-perf-reader -c all%s '%s' 2>&1", per_report ? " -r" : "", path);
+	snprintf(cmd, sizeof(cmd), "i915-perf-reader %s '%s' 2>&1", flags, path);
 	if (!(f = popen(cmd, "r")))
 		return NULL;
 	m = open_memstream(&out, &len);
@@ -551,21 +553,38 @@ static bool lone_last_report(const struct pk_oa_recording *rec)
 }
 
 /*
+ * What perfkit prints for @s: its report text (pk_oa_summary_print, with
+ * @per_report) or with @list its counter list (pk_oa_summary_print_counters);
+ * NULL when printing fails.
+ */
+static char *printed(const struct pk_oa_summary *s, bool list, bool per_report)
+{
+	char *text = NULL;
+	size_t len = 0;
+	struct pk_diag d;
+	FILE *m = open_memstream(&text, &len);
+	int err;
+
+	pk_diag_init(&d);
+	if (!m)
+		return NULL;
+	err = list ? pk_oa_summary_print_counters(s, m, false, &d) : pk_oa_summary_print(s, m, per_report, &d);
+	fclose(m);
+	if (err) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/*
  * perfkit's text, without its "Lost:" line (the reader prints none), to
  * compare with the reader's stdout and stderr.
  */
 static char *print_text(const struct pk_oa_summary *s, bool per_report)
 {
-	char *text = NULL, *lost;
-	size_t len = 0;
-	struct pk_diag d;
-	FILE *m = open_memstream(&text, &len);
+	char *text = printed(s, false, per_report), *lost;
 
-	pk_diag_init(&d);
-	if (!m)
-		return NULL;
-	pk_oa_summary_print(s, m, per_report, &d);
-	fclose(m);
 	if (text && (lost = strstr(text, "\nLost: "))) {
 		char *eol = strchr(lost + 1, '\n');
 
@@ -732,7 +751,7 @@ static void check_generated(const struct gen_case *c, const char *tmpdir)
 		write_generated(&g, path, what);
 	}
 	pk_oa_metrics_free(m);
-	out = run_reader(path, per_report);
+	out = run_reader(path, per_report ? "-c all -r" : "-c all");
 	if (!out && c->ts0 >> 32 != (c->ts0 + n_reports * period) >> 32) {
 		/* IGT asserts on a timestamp wrap inside the recording: check perfkit alone */
 		uint64_t t = 0, prev = 0;
@@ -773,6 +792,14 @@ static void check_generated(const struct gen_case *c, const char *tmpdir)
 		ok(text && strcmp(text, out) == 0,
 		   "%s: text output equals the reader's byte for byte (%zu segments)", what,
 		   s.tl.n_segments);
+		{
+			char *list = printed(&s, true, false), *want_list = run_reader(path, "-c list");
+
+			ok(list && want_list && strcmp(list, want_list) == 0,
+			   "%s: -c list equals the reader's byte for byte (%zu counters)", what, s.n_sel);
+			free(list);
+			free(want_list);
+		}
 		is_int(json_differs(&s, false), 0, "%s: --json gives every segment and counter", what);
 		if (per_report)
 			is_int(json_differs(&s, true), 0,
@@ -851,7 +878,7 @@ static void check_reader_clock_wraps(const char *tmpdir)
 	pk_oa_metrics_free(m);
 	ok(clk_total > (2ull << 32) && clk_total < (3ull << 32),
 	   "%s: the clock advances %" PRIu64 " ticks, past two wraps", what, clk_total);
-	out = run_reader(path, true);
+	out = run_reader(path, "-c all -r");
 	if (!ok(out && rd_parse(out, &o) == 0 && o.n_seg == 1, "%s: the reader decodes one segment",
 		what)) {
 		free(out);
@@ -896,6 +923,55 @@ static void check_reader_clock_wraps(const char *tmpdir)
 	pk_oa_recording_free(rec);
 	rd_free(&o);
 	free(out);
+}
+
+/*
+ * Every metric set of every metric file, each in a short recording (40
+ * reports, a context every 5, 40-bit and 32-bit counters wrapping): the
+ * reader's -c all -r and -c list outputs, byte for byte, and everything
+ * else check_generated() compares. Sets whose counters depend on the
+ * topology or the stepping ($SkuRevisionId) are among them, so this also
+ * checks which counters are available on each device.
+ */
+static void check_every_set(const char *tmpdir)
+{
+	static const struct gen_case devices[] = {
+		{ "hsw", "hsw_renderbasic", "oa-hsw.xml", NULL, 0x0416, 7, PK_OA_FORMAT_A45_B8_C8,
+		  12500000, 0x310000000ull, 0, 0xfff00000u, 5, 0, 0, 0, 40 },
+		{ "bdw", "bdw_renderbasic", "oa-bdw.xml", NULL, 0x1616, 8, PK_OA_FORMAT_A32u40_A4u32_B8_C8,
+		  12500000, 0x310000000ull, (1ull << 40) - 3000000, 0xfff00000u, 5, 0, 0, 0, 40 },
+		{ "skl", "skl_renderbasic", "oa-sklgt2.xml", NULL, 0x1916, 9, PK_OA_FORMAT_A32u40_A4u32_B8_C8,
+		  12000000, 0x310000000ull, (1ull << 40) - 3000000, 0xfff00000u, 5, 0, 0, 0, 40 },
+		{ "tgl", "tgl_renderbasic", "oa-tglgt2.xml", NULL, 0x9a49, 12, PK_OA_FORMAT_A32u40_A4u32_B8_C8,
+		  19200000, 0x310000000ull, (1ull << 40) - 3000000, 0xfff00000u, 5, 0, 0, 0, 40 },
+	};
+
+	for (size_t i = 0; i < sizeof(devices) / sizeof(devices[0]); i++) {
+		struct pk_oa_metrics *m = NULL;
+		char xml[2048], what[200];
+		struct pk_diag d;
+		size_t n;
+
+		snprintf(xml, sizeof(xml), "%s/%s", xml_dir, devices[i].xml);
+		pk_diag_init(&d);
+		if (!ok(pk_oa_metrics_load(xml, &m, &d) == 0, "%s loads: %s", devices[i].xml, d.msg))
+			continue;
+		n = pk_oa_metrics_n_sets(m);
+		for (size_t k = 0; k < n; k++) {
+			const struct pk_oa_set_info *set = pk_oa_metrics_set(m, k);
+			struct gen_case c = devices[i];
+
+			snprintf(what, sizeof(what), "%s_%s", devices[i].what, set->symbol_name);
+			c.what = what;
+			c.set = set->symbol_name;
+			if (!set->hw_config_guid) {
+				ok(1, "# SKIP %s: the set has no GUID to record", what);
+				continue;
+			}
+			check_generated(&c, tmpdir);
+		}
+		pk_oa_metrics_free(m);
+	}
 }
 
 static void check_reader(void)
@@ -968,6 +1044,7 @@ static void check_reader(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		check_generated(&cases[i], tmpdir);
 	check_reader_clock_wraps(tmpdir);
+	check_every_set(tmpdir);
 	{
 		char cmd[200];
 
