@@ -30,6 +30,8 @@ endif
 CC ?= cc
 PREFIX ?= /usr/local
 OA_METRICS ?= ../shared/data/intel-oa
+# the OA recording make demo reports on (a synthetic Tiger Lake one in IGT's format)
+OA_DEMO := ../shared/data/i915-perf/tgl_renderbasic
 PKG_CONFIG ?= pkg-config
 PKGS := json-c libelf libdw libzstd libtraceevent zlib ncursesw libpci libxml-2.0
 
@@ -165,6 +167,11 @@ demo: deps
 	@echo
 	@echo '$$ $(PERFKIT) gpu -n 1 --stdio'
 	@$(PERFKIT) gpu -n 1 --stdio || echo "(perfkit gpu failed: no GPU snapshot)"
+	@echo
+	@if [ -f $(OA_DEMO).i915perf ] && [ -d $(OA_METRICS) ]; then \
+		echo '$$ $(PERFKIT) oa report $(OA_DEMO).i915perf --metrics-dir $(OA_METRICS) -c GpuTime,GpuBusy,AvgGpuCoreFrequency'; \
+		$(PERFKIT) oa report $(OA_DEMO).i915perf --metrics-dir $(OA_METRICS) -c GpuTime,GpuBusy,AvgGpuCoreFrequency | head -n 24; \
+	else echo "(no i915 OA recording in $(dir $(OA_DEMO)): oa report not shown)"; fi
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(BENCH_BINS)
