@@ -1,7 +1,8 @@
 # perfkit build: GNU make + pkg-config, objects out of tree under $(BUILD).
 #
 #   make            library, command, tests, workload
-#   make demo       install missing packages, build, run perfkit stat, record and report on the bundled workload
+#   make demo       install missing packages, build, run perfkit stat, record and report on the bundled
+#                   workload, perfkit gpu, and perfkit oa report on an OA recording
 #   make check      install missing packages, build, run every test with prove
 #   make bench      benchmarks against Linux perf (ratios, medians)
 #   make fuzz       libFuzzer targets under build-fuzz/ (clang)
