@@ -24,6 +24,7 @@
 
 static const char usage[] =
 	"usage: perfkit oa record [-m SET] [-p PERIOD] [-o FILE] [--duration S] [--card N]\n"
+	"                         [-k CLOCK] [--correlation-period S]\n"
 	"                         [--metrics FILE|--metrics-dir DIR] [--guid GUID] [--metric-id N]\n"
 	"                         [--sys-root DIR] [--dev-root DIR] [-- CMD ...]\n"
 	"\n"
@@ -36,6 +37,9 @@ static const char usage[] =
 	"  -o, --output FILE      the recording (default i915_perf.record)\n"
 	"      --duration S       stop after S seconds (default: Ctrl-C or the end of CMD)\n"
 	"      --card N           use /dev/dri/cardN (default: the first i915 card)\n"
+	"  -k, --clock CLOCK      CPU clock of the correlation points: mono (default), mono_raw\n"
+	"                         or boot (as i915-perf-recorder -k; to match perf record -k)\n"
+	"      --correlation-period S  seconds between correlation points (default 1)\n"
 	"      --metrics FILE     Intel's metric file (oa-<platform>.xml) to find the set's GUID in\n"
 	"      --metrics-dir DIR  look for oa-<platform>.xml in DIR (default: $" PK_OA_METRICS_ENV ",\n"
 	"                         else PREFIX/share/perfkit/oa for PREFIX/bin/perfkit, where\n"
@@ -47,13 +51,13 @@ static const char usage[] =
 	"  CMD                    run it and record until it exits; perfkit exits with its status\n";
 
 enum { OPT_DURATION = 256, OPT_CARD, OPT_METRICS, OPT_METRICS_DIR, OPT_GUID, OPT_METRIC_ID,
-       OPT_SYS_ROOT, OPT_DEV_ROOT };
+       OPT_SYS_ROOT, OPT_DEV_ROOT, OPT_CORRELATION_PERIOD };
 
 struct rec_cli {
 	const char *set, *output, *metrics, *metrics_dir, *guid, *sys_root, *dev_root;
 	uint64_t period_ns, metric_id;
-	int exponent, card;
-	double duration;
+	int exponent, card, clock;
+	double duration, correlation_period;
 	char **argv;
 };
 
@@ -101,6 +105,8 @@ static int parse(struct rec_cli *o, int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "card", required_argument, NULL, OPT_CARD },
+		{ "clock", required_argument, NULL, 'k' },
+		{ "correlation-period", required_argument, NULL, OPT_CORRELATION_PERIOD },
 		{ "metrics", required_argument, NULL, OPT_METRICS },
 		{ "metrics-dir", required_argument, NULL, OPT_METRICS_DIR },
 		{ "guid", required_argument, NULL, OPT_GUID },
@@ -115,7 +121,7 @@ static int parse(struct rec_cli *o, int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+m:p:e:o:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+m:p:e:o:k:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'm': o->set = optarg; break;
 		case 'p':
@@ -143,6 +149,20 @@ static int parse(struct rec_cli *o, int argc, char **argv)
 				return -EINVAL;
 			o->card = (int)v;
 			break;
+		case 'k':
+			if ((o->clock = pk_oa_cpu_clock_parse(optarg)) < 0) {
+				cli_error("invalid value '%s' for -k: give mono, mono_raw or boot", optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_CORRELATION_PERIOD:
+			if (cli_parse_seconds("--correlation-period", optarg, &o->correlation_period))
+				return -EINVAL;
+			if (o->correlation_period < 0.001) {
+				cli_error("invalid value '%s' for --correlation-period: at least 0.001 s", optarg);
+				return -EINVAL;
+			}
+			break;
 		case OPT_METRICS: o->metrics = optarg; break;
 		case OPT_METRICS_DIR: o->metrics_dir = optarg; break;
 		case OPT_GUID: o->guid = optarg; break;
@@ -156,7 +176,7 @@ static int parse(struct rec_cli *o, int argc, char **argv)
 			fputs(usage, stdout);
 			return 1;
 		case '?':
-			cli_bad_option(argv, "mpeo");
+			cli_bad_option(argv, "mpeok");
 			return -EINVAL;
 		}
 	}
@@ -309,6 +329,8 @@ int cmd_oa_record(int argc, char **argv)
 	copts.exponent = o.exponent;
 	copts.period_ns = o.period_ns;
 	copts.duration_ns = (uint64_t)(o.duration * 1e9);
+	copts.correlation_period_ns = (uint64_t)(o.correlation_period * 1e9);
+	copts.cpu_clock = (enum pk_oa_cpu_clock)o.clock;
 	copts.should_stop = should_stop;
 	copts.stop_ctx = &r;
 	r.pending = o.argv != NULL;

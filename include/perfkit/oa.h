@@ -1002,15 +1002,28 @@ PK_API const struct pk_oa_topology *pk_oa_device_topology(const struct pk_oa_dev
 PK_API int pk_oa_device_metric_id(const struct pk_oa_device *dev, const char *guid, uint64_t *id,
 				  struct pk_diag *diag);
 
+/* The CPU clock of the correlation points (IGT's recorder -k mono, mono_raw, boot). */
+enum pk_oa_cpu_clock {
+	PK_OA_CLOCK_MONOTONIC,       /* CLOCK_MONOTONIC, the recorder's default */
+	PK_OA_CLOCK_MONOTONIC_RAW,   /* CLOCK_MONOTONIC_RAW */
+	PK_OA_CLOCK_BOOTTIME,        /* CLOCK_BOOTTIME */
+};
+
+/* The clock named @name ("mono", "monotonic", "mono_raw", "monotonic_raw", "raw", "boot", "boottime"); -1 if none. */
+PK_API int pk_oa_cpu_clock_parse(const char *name);
+
+/* @clock's time now in ns (CLOCK_MONOTONIC for an unknown one). */
+PK_API uint64_t pk_oa_cpu_clock_now(enum pk_oa_cpu_clock clock);
+
 /*
  * A correlation point: the render ring TIMESTAMP register (0x2358, read
- * with DRM_IOCTL_I915_REG_READ and I915_REG_READ_8B_WA) and CLOCK_MONOTONIC,
- * as IGT's recorder takes it: three reads, each between two clock_gettime()
- * calls; the read with the shortest CPU window wins and its midpoint is
- * the CPU time. 0 or the ioctl's -errno.
+ * with DRM_IOCTL_I915_REG_READ and I915_REG_READ_8B_WA) and the CPU clock
+ * @clock, as IGT's recorder takes it: three reads, each between two
+ * clock_gettime() calls; the read with the shortest CPU window wins and its
+ * midpoint is the CPU time. 0 or the ioctl's -errno.
  */
-PK_API int pk_oa_device_correlation(const struct pk_oa_device *dev, struct pk_oa_correlation *c,
-				    struct pk_diag *diag);
+PK_API int pk_oa_device_correlation(const struct pk_oa_device *dev, enum pk_oa_cpu_clock clock,
+				    struct pk_oa_correlation *c, struct pk_diag *diag);
 
 /* ---- sampling period ---------------------------------------------------------------- */
 
@@ -1050,6 +1063,7 @@ struct pk_oa_capture_opts {
 	/* asked after every poll; non-zero ends the capture */
 	int (*should_stop)(void *ctx);
 	void *stop_ctx;
+	enum pk_oa_cpu_clock cpu_clock;/* of the correlation points; 0: CLOCK_MONOTONIC */
 };
 
 /* What a capture did. */

@@ -175,7 +175,7 @@ static int put_correlation(struct capture *c, const struct pk_oa_correlation *k,
 static int correlate(struct capture *c, struct pk_diag *diag)
 {
 	struct pk_oa_correlation k;
-	int err = pk_oa_device_correlation(c->dev, &k, diag);
+	int err = pk_oa_device_correlation(c->dev, OPT(c->o, cpu_clock, PK_OA_CLOCK_MONOTONIC), &k, diag);
 
 	return err ? err : put_correlation(c, &k, diag);
 }
@@ -296,8 +296,10 @@ static int loop(struct capture *c, struct pk_diag *diag)
 		if (pk_now_ns() >= next_corr) {
 			if ((err = correlate(c, diag)))
 				return err;
-			while (next_corr <= pk_now_ns())
-				next_corr += corr_period;
+			next_corr += corr_period;
+			now = pk_now_ns();
+			if (next_corr <= now)       /* behind by a period or more: from now on */
+				next_corr = now + corr_period;
 		}
 		if ((err = flush_out(c, diag)))
 			return err;
@@ -368,7 +370,7 @@ int pk_oa_capture_run(struct pk_oa_device *dev, const struct pk_oa_capture_opts 
 	 * period after the open, and creating the file and its header can
 	 * take longer than that on a loaded machine.
 	 */
-	if ((err = pk_oa_device_correlation(dev, &first, diag)) ||
+	if ((err = pk_oa_device_correlation(dev, OPT(opts, cpu_clock, PK_OA_CLOCK_MONOTONIC), &first, diag)) ||
 	    (err = open_stream(&c, c.st->metric_id, format, exponent, diag)))
 		goto out;
 	c.out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 #include <unistd.h>
 #include <libdrm/i915_drm.h>
 #include <perfkit/oa.h>
@@ -335,17 +337,42 @@ int pk_oa_device_metric_id(const struct pk_oa_device *dev, const char *guid, uin
 	return 0;
 }
 
-int pk_oa_device_correlation(const struct pk_oa_device *dev, struct pk_oa_correlation *c,
-			     struct pk_diag *diag)
+PK_API int pk_oa_cpu_clock_parse(const char *name)
+{
+	static const struct { const char *name; enum pk_oa_cpu_clock clock; } names[] = {
+		{ "mono", PK_OA_CLOCK_MONOTONIC }, { "monotonic", PK_OA_CLOCK_MONOTONIC },
+		{ "mono_raw", PK_OA_CLOCK_MONOTONIC_RAW }, { "monotonic_raw", PK_OA_CLOCK_MONOTONIC_RAW },
+		{ "raw", PK_OA_CLOCK_MONOTONIC_RAW },
+		{ "boot", PK_OA_CLOCK_BOOTTIME }, { "boottime", PK_OA_CLOCK_BOOTTIME },
+	};
+
+	for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcasecmp(name, names[i].name))
+			return (int)names[i].clock;
+	return -1;
+}
+
+PK_API uint64_t pk_oa_cpu_clock_now(enum pk_oa_cpu_clock clock)
+{
+	clockid_t id = clock == PK_OA_CLOCK_MONOTONIC_RAW ? CLOCK_MONOTONIC_RAW :
+		       clock == PK_OA_CLOCK_BOOTTIME ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int pk_oa_device_correlation(const struct pk_oa_device *dev, enum pk_oa_cpu_clock clock,
+			     struct pk_oa_correlation *c, struct pk_diag *diag)
 {
 	uint64_t best = UINT64_MAX;
 
 	for (int i = 0; i < 3; i++) {
 		struct drm_i915_reg_read rr = { .offset = RENDER_RING_TIMESTAMP | I915_REG_READ_8B_WA };
-		uint64_t t0 = pk_now_ns(), t1;
+		uint64_t t0 = pk_oa_cpu_clock_now(clock), t1;
 		int r = dev->ops.ioctl(dev->ops.ctx, dev->fd, DRM_IOCTL_I915_REG_READ, &rr);
 
-		t1 = pk_now_ns();
+		t1 = pk_oa_cpu_clock_now(clock);
 		if (r < 0) {
 			pk_diag_subject(diag, dev->node);
 			return pk_diag_fail(diag, r, "cannot read the GPU timestamp register: %s",

@@ -590,6 +590,77 @@ out:
 	pk_oa_device_close(dev);
 }
 
+/*
+ * The CPU clock of the correlation points (-k) and their period: a 0.2 s
+ * capture with a point every 20 ms, timed with CLOCK_MONOTONIC_RAW, then
+ * with the default CLOCK_MONOTONIC: every point lies between that clock's
+ * readings before and after the run. Where the two clocks differ by more
+ * than a run takes (247 ms against 200 ms here), the wrong clock could
+ * not pass; elsewhere a diagnostic says it could.
+ */
+static void test_capture_clock(void)
+{
+	static const struct { enum pk_oa_cpu_clock clock; const char *name; } runs[] = {
+		{ PK_OA_CLOCK_MONOTONIC_RAW, "CLOCK_MONOTONIC_RAW" },
+		{ PK_OA_CLOCK_MONOTONIC, "CLOCK_MONOTONIC (default)" },
+	};
+	int64_t apart = (int64_t)(pk_oa_cpu_clock_now(PK_OA_CLOCK_MONOTONIC_RAW) -
+				  pk_oa_cpu_clock_now(PK_OA_CLOCK_MONOTONIC));
+	uint64_t longest = 0;
+
+	is_int(pk_oa_cpu_clock_parse("mono"), PK_OA_CLOCK_MONOTONIC, "-k mono");
+	is_int(pk_oa_cpu_clock_parse("monotonic_raw"), PK_OA_CLOCK_MONOTONIC_RAW, "-k monotonic_raw");
+	is_int(pk_oa_cpu_clock_parse("mono_raw"), PK_OA_CLOCK_MONOTONIC_RAW, "-k mono_raw");
+	is_int(pk_oa_cpu_clock_parse("BOOT"), PK_OA_CLOCK_BOOTTIME, "-k BOOT");
+	is_int(pk_oa_cpu_clock_parse("realtime"), -1, "-k realtime: not a clock the recorder offers");
+	for (size_t k = 0; k < sizeof(runs) / sizeof(runs[0]); k++) {
+		struct pk_oa_capture_opts co = capture_opts(200000000);
+		struct pk_oa_capture_stats st;
+		struct pk_oa_dev_ops ops;
+		struct pk_oa_device *dev = NULL;
+		struct pk_oa_recording *rec = NULL;
+		const struct pk_oa_correlation *corr;
+		char file[512];
+		struct fake f;
+		struct pk_diag d;
+		size_t n_corr = 0, inside = 0;
+		uint64_t t0, t1;
+		int err;
+
+		snprintf(file, sizeof(file), "%s/clock%zu.i915perf", root, k);
+		if (open_dev(&f, &ops, &dev, &d)) {
+			ok(0, "open the fake device: %s", d.msg);
+			return;
+		}
+		if (runs[k].clock != PK_OA_CLOCK_MONOTONIC)
+			co.cpu_clock = runs[k].clock;
+		co.correlation_period_ns = 20000000;
+		t0 = pk_oa_cpu_clock_now(runs[k].clock);
+		err = pk_oa_capture_run(dev, &co, file, &st, &d);
+		t1 = pk_oa_cpu_clock_now(runs[k].clock);
+		longest = t1 - t0 > longest ? t1 - t0 : longest;
+		is_int(err, 0, "%s: a 0.2 s capture succeeds (%s)", runs[k].name, d.msg);
+		ok(st.correlations >= 3 && st.correlations <= 13,
+		   "%s: a point every 20 ms, the first and the last (%" PRIu64 ", at most 13)", runs[k].name,
+		   st.correlations);
+		pk_diag_init(&d);
+		if (ok(pk_oa_recording_read_file(file, &rec, &d) == 0, "%s: the recording reads back", runs[k].name)) {
+			corr = pk_oa_recording_correlations(rec, &n_corr);
+			for (size_t i = 0; i < n_corr; i++)
+				inside += corr[i].cpu_ns >= t0 && corr[i].cpu_ns <= t1;
+			ok(n_corr == st.correlations && inside == n_corr,
+			   "%s: its %zu correlation points lie within the run on that clock (%zu do; "
+			   "the clocks are %" PRId64 " ns apart, the run took %" PRIu64 ")", runs[k].name,
+			   n_corr, inside, apart, t1 - t0);
+		}
+		pk_oa_recording_free(rec);
+		pk_oa_device_close(dev);
+	}
+	if ((uint64_t)(apart < 0 ? -apart : apart) <= longest)
+		diag("CLOCK_MONOTONIC_RAW and CLOCK_MONOTONIC are %" PRId64 " ns apart, less than a run: "
+		     "a point on the wrong clock could still fall within the run", apart);
+}
+
 /* ---- 4. errors --------------------------------------------------------------------- */
 
 static void test_errors(void)
@@ -861,6 +932,7 @@ int main(void)
 	test_exponent();
 	test_discovery();
 	test_capture();
+	test_capture_clock();
 	test_errors();
 	test_stop_and_full_disk();
 	if (!getenv("PK_KEEP")) rm_tree(root); else diag("kept %s", root);
