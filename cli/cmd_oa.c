@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <perfkit/oa.h>
 #include "cli.h"
@@ -451,9 +450,7 @@ static int list_dir(const char *dirpath, bool given)
 static int cmd_oa_list(int argc, char **argv)
 {
 	struct oa_cli o = { 0 };
-	const char *env = getenv(PK_OA_METRICS_ENV);
-	char installed[PATH_MAX];
-	struct stat st;
+	char where[PATH_MAX];
 	int err;
 
 	if ((err = parse_args(&o, argc, argv, false)))
@@ -468,10 +465,11 @@ static int cmd_oa_list(int argc, char **argv)
 		return list_file(o.metrics);
 	if (o.metrics_dir)
 		return list_dir(o.metrics_dir, true);
-	if (env && *env)
-		return stat(env, &st) == 0 && S_ISREG(st.st_mode) ? list_file(env) : list_dir(env, true);
-	pk_oa_metrics_default_dir(installed, sizeof(installed));
-	return list_dir(installed, false);
+	switch (pk_oa_metrics_default(where, sizeof(where))) {
+	case PK_OA_METRICS_ENV_FILE: return list_file(where);
+	case PK_OA_METRICS_ENV_DIR: return list_dir(where, true);
+	default: return list_dir(where, false);
+	}
 }
 
 /* ---- dispatch ------------------------------------------------------------------- */

@@ -319,6 +319,9 @@ PK_API void pk_cpu_vendor(char out[13]);
 /* CLOCK_MONOTONIC in nanoseconds. */
 PK_API uint64_t pk_now_ns(void);
 
+/* The clock @clock (a clockid_t: CLOCK_MONOTONIC_RAW, CLOCK_BOOTTIME, ...) in nanoseconds. */
+PK_API uint64_t pk_clock_ns(int clock);
+
 #ifdef __cplusplus
 }
 #endif

@@ -599,20 +599,27 @@ PK_API int pk_oa_metrics_find_platform(const char *dir, const char *platform,
 /*
  * The metric file to use for @platform (its metric-file name, e.g. "bdw"):
  * @file when given; else the platform's file in @dir; else in
- * $PERFKIT_OA_METRICS (a directory, or a file used as is); else in
- * pk_oa_metrics_default_dir(). Written to @path (size @sz). 0, or the
- * -errno of pk_oa_metrics_find_platform() with @diag set.
+ * pk_oa_metrics_default(): $PERFKIT_OA_METRICS (a directory, or a file used
+ * as is), else the installed directory. Written to @path (size @sz). 0, or
+ * the -errno of pk_oa_metrics_find_platform() with @diag set.
  */
 PK_API int pk_oa_metrics_path(const char *file, const char *dir, const char *platform, char *path,
 			      size_t sz, struct pk_diag *diag);
 
-/*
- * The metric directory used when none is given and $PERFKIT_OA_METRICS is
- * unset: the one installed with the running program, <prefix>/share/perfkit/oa
- * for <prefix>/bin/perfkit (make install puts Intel's files there), when it
- * exists; else PK_OA_METRICS_DIR. Written to @dir (size @sz, truncated).
- */
-PK_API void pk_oa_metrics_default_dir(char *dir, size_t sz);
+/* Where metric files are looked for when neither a file nor a directory is given. */
+enum pk_oa_metrics_source {
+	PK_OA_METRICS_ENV_FILE,    /* $PERFKIT_OA_METRICS, a file */
+	PK_OA_METRICS_ENV_DIR,     /* $PERFKIT_OA_METRICS, not a file: a directory */
+	/*
+	 * the directory installed with the running program, PREFIX/share/perfkit/oa
+	 * for PREFIX/bin/perfkit (make install puts Intel's files there), when it
+	 * exists; else PK_OA_METRICS_DIR
+	 */
+	PK_OA_METRICS_INSTALLED,
+};
+
+/* The place of pk_oa_metrics_source, written to @path (size @sz, truncated), and which it is. */
+PK_API enum pk_oa_metrics_source pk_oa_metrics_default(char *path, size_t sz);
 
 /* ---- device variables ------------------------------------------------------- */
 
@@ -766,7 +773,7 @@ PK_API struct pk_oa_value pk_oa_expr_eval(const struct pk_oa_expr *e, const stru
 /*
  * Where metric files are looked for when neither a file nor a directory is
  * given, $PERFKIT_OA_METRICS is unset and the running program has none
- * installed beside it (pk_oa_metrics_default_dir).
+ * installed beside it (pk_oa_metrics_default).
  */
 #define PK_OA_METRICS_DIR "/usr/share/perfkit/oa"
 #define PK_OA_METRICS_ENV "PERFKIT_OA_METRICS"
@@ -777,7 +784,7 @@ struct pk_oa_summary_opts {
 	/*
 	 * Without metrics_file: the directory searched for the platform's file
 	 * (pk_oa_metrics_find_platform); NULL: $PERFKIT_OA_METRICS (a directory
-	 * or a file), else pk_oa_metrics_default_dir().
+	 * or a file), else the installed directory (pk_oa_metrics_default).
 	 */
 	const char *metrics_dir;
 	/*

@@ -200,12 +200,17 @@ bad:
 			       "unexpected character in CPU list");
 }
 
-uint64_t pk_now_ns(void)
+uint64_t pk_clock_ns(int clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime((clockid_t)clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t pk_now_ns(void)
+{
+	return pk_clock_ns(CLOCK_MONOTONIC);
 }
 
 int pk_path_fmt(char *buf, size_t sz, const char *fmt, ...)

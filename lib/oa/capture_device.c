@@ -354,12 +354,8 @@ PK_API int pk_oa_cpu_clock_parse(const char *name)
 
 PK_API uint64_t pk_oa_cpu_clock_now(enum pk_oa_cpu_clock clock)
 {
-	clockid_t id = clock == PK_OA_CLOCK_MONOTONIC_RAW ? CLOCK_MONOTONIC_RAW :
-		       clock == PK_OA_CLOCK_BOOTTIME ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return pk_clock_ns(clock == PK_OA_CLOCK_MONOTONIC_RAW ? CLOCK_MONOTONIC_RAW :
+			   clock == PK_OA_CLOCK_BOOTTIME ? CLOCK_BOOTTIME : CLOCK_MONOTONIC);
 }
 
 int pk_oa_device_correlation(const struct pk_oa_device *dev, enum pk_oa_cpu_clock clock,

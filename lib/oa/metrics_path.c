@@ -18,7 +18,8 @@
 /* The metric directory under an installation prefix. */
 #define PREFIX_METRICS_DIR "/share/perfkit/oa"
 
-PK_API void pk_oa_metrics_default_dir(char *dir, size_t sz)
+/* PREFIX/share/perfkit/oa for the running PREFIX/bin/perfkit when it is a directory, else PK_OA_METRICS_DIR. */
+static void installed_dir(char *dir, size_t sz)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -36,6 +37,19 @@ PK_API void pk_oa_metrics_default_dir(char *dir, size_t sz)
 			return;
 	}
 	snprintf(dir, sz, "%s", PK_OA_METRICS_DIR);
+}
+
+PK_API enum pk_oa_metrics_source pk_oa_metrics_default(char *path, size_t sz)
+{
+	const char *env = getenv(PK_OA_METRICS_ENV);
+	struct stat st;
+
+	if (!env || !*env) {
+		installed_dir(path, sz);
+		return PK_OA_METRICS_INSTALLED;
+	}
+	snprintf(path, sz, "%s", env);
+	return stat(env, &st) == 0 && S_ISREG(st.st_mode) ? PK_OA_METRICS_ENV_FILE : PK_OA_METRICS_ENV_DIR;
 }
 
 PK_API int pk_oa_metrics_find_platform(const char *dir, const char *platform,
@@ -66,20 +80,13 @@ PK_API int pk_oa_metrics_find_platform(const char *dir, const char *platform,
 PK_API int pk_oa_metrics_path(const char *file, const char *dir, const char *platform, char *path,
 			      size_t sz, struct pk_diag *diag)
 {
-	char installed[PATH_MAX];
-	struct stat st;
+	char where[PATH_MAX];
 
 	if (!file && !dir) {
-		const char *env = getenv(PK_OA_METRICS_ENV);
-
-		if (env && *env && stat(env, &st) == 0 && S_ISREG(st.st_mode)) {
-			file = env;
-		} else if (env && *env) {
-			dir = env;
-		} else {
-			pk_oa_metrics_default_dir(installed, sizeof(installed));
-			dir = installed;
-		}
+		if (pk_oa_metrics_default(where, sizeof(where)) == PK_OA_METRICS_ENV_FILE)
+			file = where;
+		else
+			dir = where;
 	}
 	if (file) {
 		if ((size_t)snprintf(path, sz, "%s", file) >= sz)
