@@ -68,6 +68,7 @@ WORKLOAD := $(BUILD)/tests/pk-workload
 FAKE_PMU := $(BUILD)/tests/pk-fake-pmu.so
 FAIL_ALLOC := $(BUILD)/tests/pk-fail-alloc.so
 SLOW_OPEN := $(BUILD)/tests/pk-slow-open.so
+FAKE_I915 := $(BUILD)/tests/pk-fake-i915.so
 
 STATIC_LIB := $(BUILD)/libperfkit.a
 SHARED_LIB := $(BUILD)/libperfkit.so
@@ -77,7 +78,7 @@ PERFKIT := $(BUILD)/perfkit
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(PERFKIT) $(SHARED_LIB) $(UNIT_BINS) $(WORKLOAD) $(FAKE_PMU) $(FAIL_ALLOC) $(SLOW_OPEN)
+all: $(PERFKIT) $(SHARED_LIB) $(UNIT_BINS) $(WORKLOAD) $(FAKE_PMU) $(FAIL_ALLOC) $(SLOW_OPEN) $(FAKE_I915)
 
 deps:
 	@scripts/install-deps
@@ -123,6 +124,11 @@ $(SLOW_OPEN): tests/workload/pk-slow-open.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) -O1 -g -shared -fPIC -o $@ $< -ldl
 
+# (never sanitized: it stands in front of libc's ioctl, read, poll and close)
+$(FAKE_I915): tests/workload/pk-fake-i915.c tests/fake_oa_report.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) -O1 -g -shared -fPIC $(PKG_CFLAGS) -o $@ $< -ldl
+
 # Tests: C unit tests and shell tests for the command, run by prove (TAP),
 # two files at a time: the tests spend most of their time starting processes
 # (perf, perfkit, the workload), and the timing-dependent ones were made to
@@ -139,7 +145,7 @@ SERIAL_TESTS := tests/cli/top.sh
 CLI_TESTS := $(SLOW_TESTS) $(filter-out $(SLOW_TESTS) $(SERIAL_TESTS),$(sort $(wildcard tests/cli/*.sh)))
 TEST_ENV = PERFKIT=$(abspath $(PERFKIT)) PK_WORKLOAD=$(abspath $(WORKLOAD)) \
 	PK_FAKE_PMU=$(abspath $(FAKE_PMU)) PK_FAIL_ALLOC_SO=$(abspath $(FAIL_ALLOC)) \
-	PK_SLOW_OPEN_SO=$(abspath $(SLOW_OPEN)) PK_BUILD=$(abspath $(BUILD)) PK_SHARED=$(abspath ../shared)
+	PK_SLOW_OPEN_SO=$(abspath $(SLOW_OPEN)) PK_FAKE_I915_SO=$(abspath $(FAKE_I915)) PK_BUILD=$(abspath $(BUILD)) PK_SHARED=$(abspath ../shared)
 test: all
 	$(TEST_ENV) prove -j$(PROVE_JOBS) --timer -f $(CLI_TESTS) $(UNIT_BINS)
 	$(TEST_ENV) prove --timer -f $(SERIAL_TESTS)

@@ -5,9 +5,11 @@
  * command given after "--". The metric set is named by its symbol name or
  * GUID and looked up in Intel's metric file of the platform for its GUID;
  * the kernel's id of the set comes from sysfs. Without metric files give
- * --guid (or --metric-id) directly. The library does the work
- * (pk_oa_device_open, pk_oa_capture_run); this file parses, prints and
- * runs the command.
+ * --guid (or --metric-id) directly. With -s or -f only the most recent
+ * records are kept, in memory, and written at the end or when
+ * i915-perf-control asks through the command fifo (cli/oa_fifo.c). The
+ * library does the work (pk_oa_device_open, pk_oa_capture_run); this file
+ * parses, prints and runs the command.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -21,10 +23,12 @@
 #include <perfkit/oa.h>
 #include "cli.h"
 #include "cmd_oa_record.h"
+#include "oa_fifo.h"
 
 static const char usage[] =
 	"usage: perfkit oa record [-m SET] [-p PERIOD] [-o FILE] [--duration S] [--card N]\n"
-	"                         [-k CLOCK] [--correlation-period S]\n"
+	"                         [-k CLOCK] [--correlation-period S] [-P PERIOD]\n"
+	"                         [-s KB] [-f FIFO]\n"
 	"                         [--metrics FILE|--metrics-dir DIR] [--guid GUID] [--metric-id N]\n"
 	"                         [--sys-root DIR] [--dev-root DIR] [-- CMD ...]\n"
 	"\n"
@@ -40,6 +44,14 @@ static const char usage[] =
 	"  -k, --clock CLOCK      CPU clock of the correlation points: mono (default), mono_raw\n"
 	"                         or boot (as i915-perf-recorder -k; to match perf record -k)\n"
 	"      --correlation-period S  seconds between correlation points (default 1)\n"
+	"  -P, --poll-period PERIOD  how often the driver looks for new reports: a number of\n"
+	"                         microseconds, or with ns, us, ms or s (at least 100us;\n"
+	"                         default the driver's, 5ms; i915 perf revision 5 and later)\n"
+	"  -s, --size KB          circular buffer: keep only the last KB kilobytes of records,\n"
+	"                         in memory, and write them to FILE at the end\n"
+	"  -f, --command-fifo FIFO  make FIFO and take i915-perf-control's commands from it:\n"
+	"                         -d PATH writes the circular buffer to PATH, -q stops;\n"
+	"                         implies -s 8192 unless -s is given\n"
 	"      --metrics FILE     Intel's metric file (oa-<platform>.xml) to find the set's GUID in\n"
 	"      --metrics-dir DIR  look for oa-<platform>.xml in DIR (default: $" PK_OA_METRICS_ENV ",\n"
 	"                         else PREFIX/share/perfkit/oa for PREFIX/bin/perfkit, where\n"
@@ -53,9 +65,13 @@ static const char usage[] =
 enum { OPT_DURATION = 256, OPT_CARD, OPT_METRICS, OPT_METRICS_DIR, OPT_GUID, OPT_METRIC_ID,
        OPT_SYS_ROOT, OPT_DEV_ROOT, OPT_CORRELATION_PERIOD };
 
+#define FIFO_RING_KB 8192         /* -f without -s, as i915-perf-recorder */
+#define RING_KB_MIN 8
+#define RING_KB_MAX (64ull << 20) /* 64 GiB */
+
 struct rec_cli {
-	const char *set, *output, *metrics, *metrics_dir, *guid, *sys_root, *dev_root;
-	uint64_t period_ns, metric_id;
+	const char *set, *output, *metrics, *metrics_dir, *guid, *sys_root, *dev_root, *fifo;
+	uint64_t period_ns, metric_id, poll_period_ns, ring_kb;
 	int exponent, card, clock;
 	double duration, correlation_period;
 	char **argv;
@@ -69,11 +85,14 @@ static void on_stop(int sig)
 	stop = 1;
 }
 
-/* "1ms", "500us", "2000000ns", "0.5s", "1000" (ns) into ns. */
-static int parse_period(const char *arg, uint64_t *ns)
+/*
+ * "1ms", "500us", "2000000ns", "0.5s" into ns; a bare number is in units of
+ * @bare_ns (-p: ns; -P: us, as i915-perf-recorder -P).
+ */
+static int parse_period(const char *opt, const char *arg, double bare_ns, uint64_t *ns)
 {
-	static const struct { const char *unit; double mul; } units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1 },
+	const struct { const char *unit; double mul; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", bare_ns },
 	};
 	char *end;
 	double v;
@@ -92,8 +111,19 @@ static int parse_period(const char *arg, uint64_t *ns)
 		return 0;
 	}
 bad:
-	cli_error("invalid value '%s' for -p: give a period such as 1ms, 500us or 100000ns", arg);
+	cli_error("invalid value '%s' for %s: give a period such as 1ms, 500us or 100000ns", arg, opt);
 	return -EINVAL;
+}
+
+/* optarg into *@out unless it is empty. */
+static int path_arg(const char *opt, const char *what, const char **out)
+{
+	if (!*optarg) {
+		cli_error("invalid value '' for %s: give %s", opt, what);
+		return -EINVAL;
+	}
+	*out = optarg;
+	return 0;
 }
 
 static int parse(struct rec_cli *o, int argc, char **argv)
@@ -107,6 +137,9 @@ static int parse(struct rec_cli *o, int argc, char **argv)
 		{ "card", required_argument, NULL, OPT_CARD },
 		{ "clock", required_argument, NULL, 'k' },
 		{ "correlation-period", required_argument, NULL, OPT_CORRELATION_PERIOD },
+		{ "poll-period", required_argument, NULL, 'P' },
+		{ "size", required_argument, NULL, 's' },
+		{ "command-fifo", required_argument, NULL, 'f' },
 		{ "metrics", required_argument, NULL, OPT_METRICS },
 		{ "metrics-dir", required_argument, NULL, OPT_METRICS_DIR },
 		{ "guid", required_argument, NULL, OPT_GUID },
@@ -121,11 +154,32 @@ static int parse(struct rec_cli *o, int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+m:p:e:o:k:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+m:p:e:o:k:P:s:f:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'm': o->set = optarg; break;
 		case 'p':
-			if (parse_period(optarg, &o->period_ns))
+			if (parse_period("-p", optarg, 1, &o->period_ns))
+				return -EINVAL;
+			break;
+		case 'P':
+			if (parse_period("-P", optarg, 1e3, &o->poll_period_ns))
+				return -EINVAL;
+			if (o->poll_period_ns < 100000) {
+				cli_error("invalid value '%s' for -P: the driver's minimum is 100us", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 's':
+			if (cli_parse_u64("-s", optarg, 0, UINT64_MAX, &o->ring_kb))
+				return -EINVAL;
+			if (o->ring_kb < RING_KB_MIN || o->ring_kb > RING_KB_MAX) {
+				cli_error("invalid value '%s' for -s: give kilobytes, %d to %llu", optarg,
+					  RING_KB_MIN, RING_KB_MAX);
+				return -EINVAL;
+			}
+			break;
+		case 'f':
+			if (path_arg("-f", "the fifo's path", &o->fifo))
 				return -EINVAL;
 			break;
 		case 'e':
@@ -134,11 +188,8 @@ static int parse(struct rec_cli *o, int argc, char **argv)
 			o->exponent = (int)v;
 			break;
 		case 'o':
-			if (!*optarg) {
-				cli_error("invalid value '' for -o: give a file name");
+			if (path_arg("-o", "a file name", &o->output))
 				return -EINVAL;
-			}
-			o->output = optarg;
 			break;
 		case OPT_DURATION:
 			if (cli_parse_seconds("--duration", optarg, &o->duration))
@@ -176,12 +227,14 @@ static int parse(struct rec_cli *o, int argc, char **argv)
 			fputs(usage, stdout);
 			return 1;
 		case '?':
-			cli_bad_option(argv, "mpeok");
+			cli_bad_option(argv, "mpeokPsf");
 			return -EINVAL;
 		}
 	}
 	if (optind < argc)
 		o->argv = argv + optind;
+	if (o->fifo && !o->ring_kb)
+		o->ring_kb = FIFO_RING_KB;
 	if (o->metrics && o->metrics_dir) {
 		cli_error("--metrics and --metrics-dir cannot be given together");
 		return -EINVAL;
@@ -292,6 +345,7 @@ int cmd_oa_record(int argc, char **argv)
 	struct run r = { .child_status = -1, .wl = { .pid = -1, .go_fd = -1, .err_fd = -1 } };
 	struct pk_oa_metrics *m = NULL;
 	struct pk_oa_device *dev = NULL;
+	static struct oa_fifo fifo = { .fd = -1 };
 	const char *name, *guid;
 	struct sigaction sa;
 	struct pk_diag d;
@@ -310,14 +364,18 @@ int cmd_oa_record(int argc, char **argv)
 		return 1;
 	}
 	if (resolve_set(&o, dev, &m, &name, &guid)) {
-		pk_oa_device_close(dev);
-		return 2;
+		status = 2;
+		goto out;
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;   /* no SA_RESTART: poll ends at once */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (o.fifo && oa_fifo_open(&fifo, o.fifo)) {
+		status = 2;
+		goto out;
+	}
 	if (o.argv && (err = pk_workload_prepare(&r.wl, o.argv, &d))) {
 		cli_diag(&d, err);
 		status = 2;
@@ -333,6 +391,14 @@ int cmd_oa_record(int argc, char **argv)
 	copts.cpu_clock = (enum pk_oa_cpu_clock)o.clock;
 	copts.should_stop = should_stop;
 	copts.stop_ctx = &r;
+	copts.poll_period_ns = o.poll_period_ns;
+	copts.ring_size = (size_t)(o.ring_kb * 1024);
+	if (o.fifo) {
+		copts.control = oa_fifo_control;
+		copts.control_ctx = &fifo;
+		fprintf(stderr, "[ perfkit oa record: recording into a circular buffer of %llu KB; i915-perf-control -f %s -d FILE writes it to FILE ]\n",
+			(unsigned long long)o.ring_kb, o.fifo);
+	}
 	r.pending = o.argv != NULL;
 	pk_diag_init(&d);
 	err = pk_oa_capture_run(dev, &copts, o.output, &st, &d);
@@ -349,8 +415,9 @@ int cmd_oa_record(int argc, char **argv)
 	}
 	if (stop)
 		fprintf(stderr, "[ perfkit oa record: interrupted by a signal; the file is complete ]\n");
-	if (st.reports_written != st.reports)        /* a write failed: what the file kept */
-		snprintf(in_file, sizeof(in_file), " (%llu in the file)",
+	if (st.reports_written != st.reports)        /* the ring's last ones, or a write failed */
+		snprintf(in_file, sizeof(in_file), " (%s%llu in the file)",
+			 o.ring_kb && st.reports_written + st.reports_dropped == st.reports ? "the last " : "",
 			 (unsigned long long)st.reports_written);
 	fprintf(stderr, "[ perfkit oa record: %s (%s, metric set %s, id %llu), exponent %d (%.3f ms) ]\n",
 		pk_oa_device_node(dev), pk_oa_device_platform(dev)->name, name,
@@ -369,6 +436,7 @@ int cmd_oa_record(int argc, char **argv)
 			status = 128 + WTERMSIG(r.child_status);
 	}
 out:
+	oa_fifo_close(&fifo);
 	if (r.wl.pid > 0)
 		pk_workload_abort(&r.wl);
 	pk_oa_metrics_free(m);

@@ -1055,6 +1055,9 @@ PK_API uint64_t pk_oa_exponent_period_ns(int e, uint64_t freq);
 
 /* ---- capture ---------------------------------------------------------------------- */
 
+/* A running capture, given to pk_oa_capture_opts.control. */
+struct pk_oa_capture;
+
 struct pk_oa_capture_opts {
 	size_t sz;                     /* sizeof(struct pk_oa_capture_opts) */
 	const char *metric_set_name;   /* DEVICE_INFO's name: the set's symbol name ("RenderBasic") */
@@ -1071,6 +1074,26 @@ struct pk_oa_capture_opts {
 	int (*should_stop)(void *ctx);
 	void *stop_ctx;
 	enum pk_oa_cpu_clock cpu_clock;/* of the correlation points; 0: CLOCK_MONOTONIC */
+	/*
+	 * How often the driver looks for new reports in the OA buffer
+	 * (DRM_I915_PERF_PROP_POLL_OA_PERIOD, i915 perf revision 5 and
+	 * later; at least 100 us); 0: the driver's default (5 ms).
+	 */
+	uint64_t poll_period_ns;
+	/*
+	 * Circular-buffer mode (i915-perf-recorder -s): keep only the most
+	 * recent ring_size bytes of records in memory, and write them to the
+	 * file when the capture ends (pk_oa_capture_snapshot writes them
+	 * elsewhere meanwhile). 0: every record goes to the file as it comes.
+	 */
+	size_t ring_size;
+	/*
+	 * Called after every poll with the running capture, for
+	 * pk_oa_capture_snapshot (perfkit oa record's command fifo);
+	 * non-zero ends the capture.
+	 */
+	int (*control)(void *ctx, struct pk_oa_capture *cap);
+	void *control_ctx;
 };
 
 /* What a capture did. */
@@ -1085,7 +1108,10 @@ struct pk_oa_capture_stats {
 	uint64_t enospc;               /* reads refused with ENOSPC */
 	uint64_t correlations;
 	uint64_t file_bytes;           /* the recording's size */
-	uint64_t reports_written;      /* SAMPLE records in the file (reports, unless a write failed) */
+	uint64_t reports_written;      /* SAMPLE records in the file (reports, unless a write failed
+	                                  or the ring had to drop some) */
+	uint64_t reports_dropped;      /* SAMPLE records the ring dropped to make room */
+	uint64_t snapshots;            /* files pk_oa_capture_snapshot wrote */
 };
 
 /*
@@ -1096,8 +1122,12 @@ struct pk_oa_capture_stats {
  * read from the stream (checked, written through pk_oa_write_sample and
  * pk_oa_write_lost, which gives the kernel's bytes back), a CORRELATION
  * each correlation period and a last one at the end. Stops after
- * @duration_ns, or when should_stop() says so. The file is complete
- * whichever way it stops, also after a read error (it is then returned).
+ * @duration_ns, or when should_stop() or control() says so. The file is
+ * complete whichever way it stops, also after a read error (it is then
+ * returned). With ring_size, the records go to the ring instead, and the
+ * file is written from it at the end (pk_oa_capture_snapshot's layout).
+ * With poll_period_ns, the stream also gets DRM_I915_PERF_PROP_POLL_OA_PERIOD;
+ * -EOPNOTSUPP when the kernel's i915 perf revision is below 5.
  *
  * Errors, each with a message and where known a hint: -EACCES (the
  * perf_stream_paranoid setting, or a period below the kernel's limit),
@@ -1114,6 +1144,57 @@ struct pk_oa_capture_stats {
 PK_API int pk_oa_capture_run(struct pk_oa_device *dev, const struct pk_oa_capture_opts *opts,
 			     const char *path, struct pk_oa_capture_stats *stats,
 			     struct pk_diag *diag);
+
+/*
+ * From a control() callback of a capture in circular-buffer mode: read what
+ * the stream holds now, then write what the ring holds to @path (created,
+ * replaced) as a recording IGT's reader decodes: VERSION, DEVICE_INFO,
+ * TOPOLOGY, the newest correlation point the ring dropped (so that one
+ * comes before every report), the ring's records, and a correlation point
+ * taken now. *@reports (may be NULL): the SAMPLE records in the file.
+ * -EINVAL when the capture has no ring; the file's -errno when it cannot be
+ * written (it then keeps whole records only). The capture goes on either way.
+ */
+PK_API int pk_oa_capture_snapshot(struct pk_oa_capture *cap, const char *path, uint64_t *reports,
+				  struct pk_diag *diag);
+
+/* ---- i915-perf-control's commands ------------------------------------------------- */
+
+/*
+ * What IGT's i915-perf-control writes into a recorder's command fifo
+ * (IGT tools/i915-perf/i915_perf_recorder_commands.h), host byte order:
+ *
+ *   offset  size      field
+ *   0       4         command: 1 DUMP, 2 QUIT
+ *   4       4         size of the whole command, these 8 bytes included
+ *   8       size - 8  DUMP: the path to write the circular buffer to,
+ *                     NUL-terminated (i915-perf-control makes it absolute)
+ */
+enum pk_oa_control_command {
+	PK_OA_CONTROL_DUMP = 1,
+	PK_OA_CONTROL_QUIT = 2,
+};
+
+#define PK_OA_CONTROL_PATH_MAX 4096
+/* The longest command accepted: a DUMP with a path of PK_OA_CONTROL_PATH_MAX - 1 bytes. */
+#define PK_OA_CONTROL_MAX (8 + PK_OA_CONTROL_PATH_MAX)
+
+struct pk_oa_control_msg {
+	uint32_t command;              /* also one perfkit does not know */
+	char path[PK_OA_CONTROL_PATH_MAX];  /* DUMP's, NUL-terminated */
+};
+
+/*
+ * The first command in @buf[0..@len): the bytes it takes (> 0) with *@msg
+ * filled, 0 when @buf does not hold a whole command yet, or -EBADMSG with
+ * a message and the offset in @diag when the bytes are not a command (a
+ * size below 8 or above PK_OA_CONTROL_MAX, a DUMP without a path, or a
+ * path without its NUL): the writer and the reader are out of step then,
+ * and what is buffered should be dropped. An unknown command is returned
+ * with its number, for the caller to report.
+ */
+PK_API int pk_oa_control_parse(const void *buf, size_t len, struct pk_oa_control_msg *msg,
+			       struct pk_diag *diag);
 
 #ifdef __cplusplus
 }

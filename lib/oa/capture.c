@@ -17,11 +17,14 @@
  *   GPU timestamp               DRM_IOCTL_I915_REG_READ 0x2358 | I915_REG_READ_8B_WA
  *
  * The stream: DRM_IOCTL_I915_PERF_OPEN with the properties SAMPLE_OA = 1,
- * OA_METRICS_SET, OA_FORMAT, OA_EXPONENT and the flags FD_CLOEXEC |
- * FD_NONBLOCK; the ioctl returns the stream's fd, read with poll + read().
- * Each read() returns whole records {u32 type; u16 pad; u16 size} (SAMPLE,
+ * OA_METRICS_SET, OA_FORMAT, OA_EXPONENT (and POLL_OA_PERIOD when asked,
+ * i915 perf revision 5 and later) and the flags FD_CLOEXEC | FD_NONBLOCK;
+ * the ioctl returns the stream's fd, read with poll + read(). Each read()
+ * returns whole records {u32 type; u16 pad; u16 size} (SAMPLE,
  * OA_REPORT_LOST, OA_BUFFER_LOST), copied into the recording as they are,
- * the way IGT's i915-perf-recorder does (gpu.md 1.7).
+ * the way IGT's i915-perf-recorder does (gpu.md 1.7). In circular-buffer
+ * mode they go to a ring (lib/oa/ring.c) instead, written out at the end
+ * and on pk_oa_capture_snapshot.
  *
  * Every kernel call goes through the struct pk_oa_dev_ops of lib/oa/device.c.
  */
@@ -29,6 +32,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,29 +41,34 @@
 #include <perfkit/oa.h>
 
 #include "capture_int.h"
+#include "ring_int.h"
 
 /* ---- the stream ------------------------------------------------------------------- */
 
-struct capture {
+struct pk_oa_capture {
 	struct pk_oa_device *dev;
 	const struct pk_oa_capture_opts *o;
 	struct pk_oa_capture_stats *st;
 	const char *path;
 	int out_fd;
 	int stream_fd;
-	struct pk_buf buf;             /* records not yet written to the file */
+	struct pk_buf header;          /* VERSION, DEVICE_INFO, TOPOLOGY */
+	struct pk_buf buf;             /* records not yet in the file (or the ring) */
 	uint64_t buf_reports;          /* SAMPLE records in buf */
+	bool ring_mode;
+	struct oa_ring ring;           /* circular-buffer mode: the records kept */
 	uint8_t *chunk;
 	size_t chunk_size;
 	unsigned enospc_in_a_row;
 };
 
 /* Why the kernel refused the stream, in the user's terms. */
-static int open_failed(struct capture *c, int err, uint64_t metric_id, int format, int exponent,
+static int open_failed(struct pk_oa_capture *c, int err, uint64_t metric_id, int format, int exponent,
 		       struct pk_diag *diag)
 {
 	const struct pk_oa_format_info *fi = pk_oa_format_info(format);
-	char path[PATH_MAX], line[32] = "";
+	uint64_t poll_ns = OPT(c->o, poll_period_ns, 0);
+	char path[PATH_MAX], line[48] = "";
 
 	pk_diag_subject(diag, c->dev->node);
 	switch (err) {
@@ -79,8 +88,10 @@ static int open_failed(struct capture *c, int err, uint64_t metric_id, int forma
 		}
 		break;
 	case -EINVAL:
-		pk_diag_fail(diag, err, "the kernel refused the OA stream: metric set id %llu, format %d (%s), exponent %d",
-			     (unsigned long long)metric_id, format, fi ? fi->name : "unknown", exponent);
+		if (poll_ns)
+			snprintf(line, sizeof(line), ", poll period %llu us", (unsigned long long)poll_ns / 1000);
+		pk_diag_fail(diag, err, "the kernel refused the OA stream: metric set id %llu, format %d (%s), exponent %d%s",
+			     (unsigned long long)metric_id, format, fi ? fi->name : "unknown", exponent, line);
 		pk_diag_hint(diag, "the metric set must be one of %s/metrics, the format one this GPU produces, and the exponent at most %d",
 			     c->dev->card_dir, PK_OA_EXPONENT_MAX);
 		break;
@@ -98,22 +109,35 @@ static int open_failed(struct capture *c, int err, uint64_t metric_id, int forma
 	return err;
 }
 
-static int open_stream(struct capture *c, uint64_t metric_id, int format, int exponent,
+static int open_stream(struct pk_oa_capture *c, uint64_t metric_id, int format, int exponent,
 		       struct pk_diag *diag)
 {
+	uint64_t poll_ns = OPT(c->o, poll_period_ns, 0);
 	uint64_t props[] = {
 		DRM_I915_PERF_PROP_SAMPLE_OA, 1,
 		DRM_I915_PERF_PROP_OA_METRICS_SET, metric_id,
 		DRM_I915_PERF_PROP_OA_FORMAT, (uint64_t)format,
 		DRM_I915_PERF_PROP_OA_EXPONENT, (uint64_t)exponent,
+		DRM_I915_PERF_PROP_POLL_OA_PERIOD, poll_ns,
 	};
 	struct drm_i915_perf_open_param param = {
 		.flags = I915_PERF_FLAG_FD_CLOEXEC | I915_PERF_FLAG_FD_NONBLOCK,
-		.num_properties = sizeof(props) / sizeof(props[0]) / 2,
+		.num_properties = sizeof(props) / sizeof(props[0]) / 2 - (poll_ns ? 0 : 1),
 		.properties_ptr = (uintptr_t)props,
 	};
-	int fd = c->dev->ops.ioctl(c->dev->ops.ctx, c->dev->fd, DRM_IOCTL_I915_PERF_OPEN, &param);
+	int fd;
 
+	if (poll_ns && poll_ns < POLL_PERIOD_MIN_NS)
+		return pk_diag_fail(diag, -EINVAL, "a poll period of %llu ns is below the driver's minimum of %llu us",
+				    (unsigned long long)poll_ns, POLL_PERIOD_MIN_NS / 1000);
+	if (poll_ns && c->dev->perf_revision < PERF_REVISION_POLL_PERIOD) {
+		pk_diag_subject(diag, c->dev->node);
+		pk_diag_fail(diag, -EOPNOTSUPP, "this kernel's i915 perf (revision %d) takes no poll period: revision %d added it",
+			     c->dev->perf_revision, PERF_REVISION_POLL_PERIOD);
+		pk_diag_hint(diag, "leave the poll period out: the driver then looks every 5 ms");
+		return -EOPNOTSUPP;
+	}
+	fd = c->dev->ops.ioctl(c->dev->ops.ctx, c->dev->fd, DRM_IOCTL_I915_PERF_OPEN, &param);
 	if (fd < 0)
 		return open_failed(c, fd, metric_id, format, exponent, diag);
 	c->stream_fd = fd;
@@ -121,47 +145,145 @@ static int open_stream(struct capture *c, uint64_t metric_id, int format, int ex
 }
 
 /*
- * Write what is buffered to the file. When a write fails (a full disk, a
- * size limit), the part of the buffer that went out is cut off again, so
- * that the file ends with whole records and stays readable, and the buffer
- * is dropped: the small last correlation point may still fit after it,
- * which IGT's reader needs after the last report.
+ * The length of the whole records at the start of the first @done bytes of
+ * @p, and (*@samples) the SAMPLE records among them.
  */
-static int flush_out(struct capture *c, struct pk_diag *diag)
+static size_t whole_records(const uint8_t *p, size_t done, uint64_t *samples)
+{
+	struct pk_oa_record_iter it;
+	struct pk_oa_record rec;
+	struct pk_diag d;
+	size_t end = 0;
+
+	*samples = 0;
+	pk_diag_init(&d);
+	pk_oa_record_iter_init(&it, p, done);
+	while (pk_oa_record_next(&it, &rec, &d) == 1) {
+		end = it.pos;
+		*samples += rec.type == PK_OA_RECORD_SAMPLE;
+	}
+	return end;
+}
+
+/*
+ * Append @len bytes of whole records to @fd, now @at bytes long. When a
+ * write fails (a full disk, a size limit), the file is cut back to the last
+ * record that went out whole, so that it ends with whole records and stays
+ * readable. *@kept: the bytes of @p the file holds.
+ */
+static int write_records(int fd, off_t at, const uint8_t *p, size_t len, size_t *kept)
 {
 	size_t off = 0;
 
-	while (off < c->buf.len) {
-		ssize_t n = write(c->out_fd, c->buf.data + off, c->buf.len - off);
+	while (off < len) {
+		ssize_t n = write(fd, p + off, len - off);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			int err = -errno;
-			off_t whole = (off_t)c->st->file_bytes;
+			uint64_t samples;
 
-			if (off && ftruncate(c->out_fd, whole) == 0)
-				lseek(c->out_fd, whole, SEEK_SET);
-			pk_diag_subject(diag, c->path);
-			pk_diag_fail(diag, err, "cannot write the recording: %s", strerror(-err));
-			if (c->st->file_bytes)
-				pk_diag_hint(diag, "the file keeps the %llu reports written before, whole records",
-					     (unsigned long long)c->st->reports_written);
-			c->buf.len = 0;
-			c->buf_reports = 0;
+			*kept = whole_records(p, off, &samples);
+			if (*kept != off && ftruncate(fd, at + (off_t)*kept) == 0)
+				lseek(fd, at + (off_t)*kept, SEEK_SET);
 			return err;
 		}
 		off += (size_t)n;
 	}
-	c->st->file_bytes += c->buf.len;
-	c->st->reports_written += c->buf_reports;
-	c->buf.len = 0;
-	c->buf_reports = 0;
+	*kept = len;
 	return 0;
 }
 
+static int write_failed(const char *path, int err, uint64_t reports, struct pk_diag *diag)
+{
+	pk_diag_subject(diag, path);
+	pk_diag_fail(diag, err, "cannot write the recording: %s", strerror(-err));
+	if (reports)
+		pk_diag_hint(diag, "the file keeps the %llu reports written before, whole records",
+			     (unsigned long long)reports);
+	return err;
+}
+
+/*
+ * What is buffered goes to the file, or in circular-buffer mode to the
+ * ring. When a write fails, the records that did not fit are dropped: the
+ * small last correlation point may still fit after them, which IGT's
+ * reader needs after the last report.
+ */
+static int flush_out(struct pk_oa_capture *c, struct pk_diag *diag)
+{
+	const uint8_t *p = (const uint8_t *)c->buf.data;
+	uint64_t samples = 0;
+	size_t kept;
+	int err = 0;
+
+	if (c->ring_mode) {
+		oa_ring_append(&c->ring, p, c->buf.len);
+	} else if (c->buf.len) {
+		err = write_records(c->out_fd, (off_t)c->st->file_bytes, p, c->buf.len, &kept);
+		c->st->file_bytes += kept;
+		if (err)
+			whole_records(p, kept, &samples);
+		c->st->reports_written += err ? samples : c->buf_reports;
+		if (err)
+			write_failed(c->path, err, c->st->reports_written, diag);
+	}
+	c->buf.len = 0;
+	c->buf_reports = 0;
+	return err;
+}
+
+/*
+ * The ring as a whole recording into @fd (empty): the header, the newest
+ * correlation point the ring dropped, the ring's records, then @last when
+ * given. When the records do not all fit, @last is still tried after the
+ * whole ones that did. *@bytes, *@reports: what the file holds.
+ */
+static int write_ring(struct pk_oa_capture *c, int fd, const char *path,
+		      const struct pk_oa_correlation *last, uint64_t *bytes, uint64_t *reports,
+		      struct pk_diag *diag)
+{
+	enum { HEADER, DROPPED, RECORDS, LAST, N_PIECES };
+	struct pk_buf tail;
+	struct { const uint8_t *p; size_t n; } piece[N_PIECES];
+	off_t at = 0;
+	int err = 0;
+
+	pk_buf_init(&tail);
+	if (last && pk_oa_write_correlation(&tail, last->cpu_ns, last->gpu_ts))
+		return pk_diag_fail(diag, -ENOMEM, "out of memory");
+	piece[HEADER].p = (const uint8_t *)c->header.data;
+	piece[HEADER].n = c->header.len;
+	piece[DROPPED].p = c->ring.dropped_corr;
+	piece[DROPPED].n = c->ring.have_dropped_corr ? sizeof(c->ring.dropped_corr) : 0;
+	piece[RECORDS].p = c->ring.data + c->ring.start;
+	piece[RECORDS].n = c->ring.len;
+	piece[LAST].p = (const uint8_t *)tail.data;
+	piece[LAST].n = tail.len;
+	*reports = 0;
+	for (int i = 0; i < N_PIECES; i++) {
+		size_t kept;
+		int e;
+
+		if (err && i != LAST)
+			continue;
+		e = write_records(fd, at, piece[i].p, piece[i].n, &kept);
+		at += (off_t)kept;
+		if (i == RECORDS && e)
+			whole_records(piece[i].p, kept, reports);
+		else if (i == RECORDS)
+			*reports = c->ring.reports;
+		if (e && !err)
+			err = e;
+	}
+	pk_buf_release(&tail);
+	*bytes = (uint64_t)at;
+	return err ? write_failed(path, err, *reports, diag) : 0;
+}
+
 /* Correlation point @k into the recording. */
-static int put_correlation(struct capture *c, const struct pk_oa_correlation *k, struct pk_diag *diag)
+static int put_correlation(struct pk_oa_capture *c, const struct pk_oa_correlation *k, struct pk_diag *diag)
 {
 	int err = pk_oa_write_correlation(&c->buf, k->cpu_ns, k->gpu_ts);
 
@@ -172,7 +294,7 @@ static int put_correlation(struct capture *c, const struct pk_oa_correlation *k,
 }
 
 /* A correlation point taken now, into the recording. */
-static int correlate(struct capture *c, struct pk_diag *diag)
+static int correlate(struct pk_oa_capture *c, struct pk_diag *diag)
 {
 	struct pk_oa_correlation k;
 	int err = pk_oa_device_correlation(c->dev, OPT(c->o, cpu_clock, PK_OA_CLOCK_MONOTONIC), &k, diag);
@@ -184,7 +306,7 @@ static int correlate(struct capture *c, struct pk_diag *diag)
  * One read() chunk: its records checked and appended. The kernel only
  * returns whole records; one that is not is an -EIO, with the offset.
  */
-static int take_chunk(struct capture *c, size_t len, struct pk_diag *diag)
+static int take_chunk(struct pk_oa_capture *c, size_t len, struct pk_diag *diag)
 {
 	struct pk_oa_record_iter it;
 	struct pk_oa_record rec;
@@ -224,7 +346,7 @@ static int take_chunk(struct capture *c, size_t len, struct pk_diag *diag)
 }
 
 /* One read(): 1 when it gave data, 0 when there was none, or -errno. */
-static int read_once(struct capture *c, struct pk_diag *diag)
+static int read_once(struct pk_oa_capture *c, struct pk_diag *diag)
 {
 	ssize_t n = c->dev->ops.read(c->dev->ops.ctx, c->stream_fd, c->chunk, c->chunk_size);
 	int err;
@@ -260,7 +382,19 @@ static int read_once(struct capture *c, struct pk_diag *diag)
 	return (int)n;
 }
 
-static int loop(struct capture *c, struct pk_diag *diag)
+/* What the kernel holds now. */
+static int drain(struct pk_oa_capture *c, struct pk_diag *diag)
+{
+	for (int i = 0; i < DRAIN_READS_MAX; i++) {
+		int r = read_once(c, diag);
+
+		if (r <= 0)
+			return r;
+	}
+	return 0;
+}
+
+static int loop(struct pk_oa_capture *c, struct pk_diag *diag)
 {
 	const struct pk_oa_capture_opts *o = c->o;
 	uint64_t start = pk_now_ns();
@@ -269,6 +403,8 @@ static int loop(struct capture *c, struct pk_diag *diag)
 	uint64_t timeout_max = (uint64_t)OPT(o, poll_timeout_ms, 100) * 1000000u;
 	int (*should_stop)(void *) = OPT(o, should_stop, NULL);
 	void *stop_ctx = OPT(o, stop_ctx, NULL);
+	int (*control)(void *, struct pk_oa_capture *) = OPT(o, control, NULL);
+	void *control_ctx = OPT(o, control_ctx, NULL);
 	uint64_t next_corr = start + corr_period;
 	int err;
 
@@ -279,6 +415,8 @@ static int loop(struct capture *c, struct pk_diag *diag)
 		if (duration && now - start >= duration)
 			break;
 		if (should_stop && should_stop(stop_ctx))
+			break;
+		if (control && control(control_ctx, c))
 			break;
 		if (duration && start + duration - now < wait)
 			wait = start + duration - now;
@@ -304,15 +442,76 @@ static int loop(struct capture *c, struct pk_diag *diag)
 		if ((err = flush_out(c, diag)))
 			return err;
 	}
-	/* what the kernel holds now, before the last correlation point */
-	for (int i = 0; i < DRAIN_READS_MAX; i++) {
-		err = read_once(c, diag);
-		if (err < 0)
-			return err;
-		if (err == 0)
-			break;
+	return drain(c, diag);
+}
+
+/*
+ * The ring as a whole recording into @fd, closed by a correlation point
+ * taken now (counted in the stats); without one when it cannot be taken,
+ * whose error is then returned.
+ */
+static int write_ring_closed(struct pk_oa_capture *c, int fd, const char *path, uint64_t *bytes,
+			     uint64_t *reports, struct pk_diag *diag)
+{
+	struct pk_oa_correlation k;
+	struct pk_diag later;
+	int err = pk_oa_device_correlation(c->dev, OPT(c->o, cpu_clock, PK_OA_CLOCK_MONOTONIC), &k, diag), e;
+
+	if (!err)
+		c->st->correlations++;
+	pk_diag_init(&later);
+	e = write_ring(c, fd, path, err ? NULL : &k, bytes, reports, err ? &later : diag);
+	return err ?: e;
+}
+
+int pk_oa_capture_snapshot(struct pk_oa_capture *c, const char *path, uint64_t *reports,
+			   struct pk_diag *diag)
+{
+	uint64_t bytes, n = 0;
+	int fd, err;
+
+	if (!c->ring_mode)
+		return pk_diag_fail(diag, -EINVAL, "a snapshot needs a capture in circular-buffer mode");
+	if ((err = drain(c, diag)) || (err = flush_out(c, diag)))
+		return err;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		err = -errno;
+		pk_diag_subject(diag, path);
+		return pk_diag_fail(diag, err, "cannot create the snapshot: %s", strerror(-err));
 	}
-	return 0;
+	err = write_ring_closed(c, fd, path, &bytes, &n, diag);
+	if (close(fd) && !err) {
+		err = -errno;
+		write_failed(path, err, 0, diag);
+	}
+	if (reports)
+		*reports = n;
+	if (!err)
+		c->st->snapshots++;
+	return err;
+}
+
+/*
+ * The last correlation point closes the file. In circular-buffer mode the
+ * file is written now, from the ring (with what was read since the last
+ * flush), also when the correlation point cannot be taken.
+ */
+static int finish(struct pk_oa_capture *c, struct pk_diag *diag)
+{
+	struct pk_diag later;
+	int err, e;
+
+	if (c->ring_mode) {
+		flush_out(c, diag);
+		c->st->reports_dropped = c->ring.reports_dropped;
+		return write_ring_closed(c, c->out_fd, c->path, &c->st->file_bytes, &c->st->reports_written,
+					 diag);
+	}
+	err = correlate(c, diag);
+	pk_diag_init(&later);
+	e = flush_out(c, err ? &later : diag);
+	return err ?: e;
 }
 
 int pk_oa_capture_run(struct pk_oa_device *dev, const struct pk_oa_capture_opts *opts,
@@ -320,7 +519,8 @@ int pk_oa_capture_run(struct pk_oa_device *dev, const struct pk_oa_capture_opts 
 		      struct pk_diag *diag)
 {
 	struct pk_oa_capture_stats local;
-	struct capture c = { .dev = dev, .o = opts, .path = path, .out_fd = -1, .stream_fd = -1 };
+	struct pk_oa_capture c = { .dev = dev, .o = opts, .path = path, .out_fd = -1, .stream_fd = -1 };
+	size_t ring_size = OPT(opts, ring_size, 0);
 	struct pk_oa_device_info di = dev->info;
 	const char *name = OPT(opts, metric_set_name, NULL);
 	const char *uuid = OPT(opts, metric_set_uuid, NULL);
@@ -329,11 +529,13 @@ int pk_oa_capture_run(struct pk_oa_device *dev, const struct pk_oa_capture_opts 
 	int exponent = opts && opts->sz >= offsetof(struct pk_oa_capture_opts, exponent) + sizeof(int) ?
 		       opts->exponent : -1;
 	struct pk_oa_correlation first;
+	struct pk_diag later;
 	int err, err2;
 
 	c.st = stats ? stats : &local;
 	memset(c.st, 0, sizeof(*c.st));
 	pk_buf_init(&c.buf);
+	pk_buf_init(&c.header);
 	if (!name || !*name)
 		return pk_diag_fail(diag, -EINVAL, "no metric set name given");
 	if (strlen(name) > 255 || (uuid && strlen(uuid) > 39))
@@ -360,9 +562,18 @@ int pk_oa_capture_run(struct pk_oa_device *dev, const struct pk_oa_capture_opts 
 	c.chunk_size = OPT(opts, read_size, DEFAULT_READ_SIZE);
 	if (c.chunk_size < 8 + fi->report_size)
 		c.chunk_size = 8 + fi->report_size;
+	if (ring_size) {
+		if ((err = oa_ring_init(&c.ring, ring_size, 8 + fi->report_size)))
+			return pk_diag_fail(diag, err, err == -ENOMEM ?
+					    "cannot allocate a circular buffer of %zu bytes" :
+					    "a circular buffer of %zu bytes cannot hold one report", ring_size);
+		c.ring_mode = true;
+	}
 	c.chunk = malloc(c.chunk_size);
-	if (!c.chunk)
+	if (!c.chunk) {
+		oa_ring_release(&c.ring);
 		return pk_diag_fail(diag, -ENOMEM, "out of memory");
+	}
 
 	/*
 	 * The first correlation point is taken before the stream opens, so
@@ -383,8 +594,9 @@ int pk_oa_capture_run(struct pk_oa_device *dev, const struct pk_oa_capture_opts 
 	di.oa_format = (uint32_t)format;
 	snprintf(di.metric_set_name, sizeof(di.metric_set_name), "%s", name);
 	snprintf(di.metric_set_uuid, sizeof(di.metric_set_uuid), "%s", uuid ? uuid : "");
-	if ((err = pk_oa_write_version(&c.buf, 1)) || (err = pk_oa_write_device_info(&c.buf, &di)) ||
-	    (err = pk_oa_write_topology(&c.buf, &dev->topo))) {
+	if ((err = pk_oa_write_version(&c.header, 1)) || (err = pk_oa_write_device_info(&c.header, &di)) ||
+	    (err = pk_oa_write_topology(&c.header, &dev->topo)) ||
+	    (!c.ring_mode && (err = pk_buf_append(&c.buf, c.header.data, c.header.len)))) {
 		pk_diag_fail(diag, err, "cannot build the recording's header: %s", strerror(-err));
 		goto out;
 	}
@@ -393,16 +605,10 @@ int pk_oa_capture_run(struct pk_oa_device *dev, const struct pk_oa_capture_opts 
 
 	err = loop(&c, diag);
 	/* the last correlation point closes the file, also after a read error */
-	{
-		struct pk_diag d2;
-
-		pk_diag_init(&d2);
-		err2 = correlate(&c, err ? &d2 : diag);
-		if (!err2)
-			err2 = flush_out(&c, err ? &d2 : diag);
-		if (!err)
-			err = err2;
-	}
+	pk_diag_init(&later);
+	err2 = finish(&c, err ? &later : diag);
+	if (!err)
+		err = err2;
 out:
 	if (c.stream_fd >= 0)
 		dev->ops.close(dev->ops.ctx, c.stream_fd);
@@ -413,5 +619,7 @@ out:
 	}
 	free(c.chunk);
 	pk_buf_release(&c.buf);
+	pk_buf_release(&c.header);
+	oa_ring_release(&c.ring);
 	return err;
 }

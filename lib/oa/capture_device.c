@@ -212,6 +212,7 @@ static int describe(struct pk_oa_device *dev, struct pk_diag *diag)
 	}
 	if (getparam(dev, I915_PARAM_REVISION, &v) == 0)
 		di->revision = (uint32_t)v;
+	dev->perf_revision = getparam(dev, I915_PARAM_PERF_REVISION, &v) == 0 ? v : 0;
 	if (getparam(dev, I915_PARAM_OA_TIMESTAMP_FREQUENCY, &v) == 0 && v > 0)
 		di->timestamp_frequency = (uint64_t)v;
 	else if (getparam(dev, I915_PARAM_CS_TIMESTAMP_FREQUENCY, &v) == 0 && v > 0)

@@ -33,6 +33,11 @@ struct pk_oa_device {
 	const struct pk_oa_platform *platform;
 	struct pk_oa_device_info info;
 	struct pk_oa_topology topo;
+	int perf_revision;            /* I915_PARAM_PERF_REVISION; 0 when the kernel has none */
 };
+
+/* i915 perf revision that takes DRM_I915_PERF_PROP_POLL_OA_PERIOD (i915_drm.h) */
+#define PERF_REVISION_POLL_PERIOD 5
+#define POLL_PERIOD_MIN_NS 100000ull
 
 #endif

@@ -39,16 +39,19 @@
 #include "../shared_data.h"
 #include "../tap.h"
 #include "fixture_files.h"
+#include "../fake_oa_report.h"
 
 #define GUID_RENDER_BASIC "b541bd57-0e0f-4154-b4c0-5858010a2bf7"
 #define CARD_FD 100
 #define STREAM_FD 101
-#define FREQ 12500000ull
-#define REPORT_SIZE 256
+#define FREQ FAKE_OA_FREQ
+#define REPORT_SIZE FAKE_OA_REPORT_SIZE
 #define MAX_REPORTS 20000
 #define WRAP_TICKS (FREQ / 5)      /* 200 ms */
 
 static char root[256];
+/* I915_PARAM_PERF_REVISION of the next fake device (Linux 6.x's) */
+static int fake_perf_revision = 7;
 
 /* ---- the fake device -------------------------------------------------------------- */
 
@@ -59,6 +62,7 @@ struct fake {
 	int enospc_at_read;           /* read number answered with ENOSPC once */
 	int lost_at_read;             /* read number whose chunk starts with OA_REPORT_LOST */
 	int open_sleep_ms;            /* DRM_IOCTL_I915_PERF_OPEN returns this late (its reports start on time) */
+	int perf_revision;            /* I915_PARAM_PERF_REVISION (0: the kernel has none) */
 	uint64_t t0_ns, gpu_base;     /* the GPU clock: gpu_base + (now - t0) * 12.5 MHz */
 	/* what the capture asked for */
 	uint64_t props[16];
@@ -75,34 +79,6 @@ struct fake {
 static uint64_t gpu_now(struct fake *f)
 {
 	return f->gpu_base + (pk_now_ns() - f->t0_ns) * FREQ / 1000000000ull;
-}
-
-static void put32(uint8_t *r, unsigned dw, uint32_t v)
-{
-	memcpy(r + dw * 4, &v, 4);
-}
-
-/*
- * Report n: contexts 0x20 (reports 0-39), 0x40 (40-79, the first marked as
- * a context switch), then idle (context-valid bit clear). A0 is a 40-bit
- * counter that starts 2^16 below 2^40; A1 counts by 7; B0 and C7 by 3 and 5.
- */
-static void make_report(uint8_t *r, uint32_t n, uint64_t ts)
-{
-	uint32_t reason = n == 40 ? 1u << 3 : 1u << 0;
-	uint32_t ctx = n < 40 ? 0x20 : n < 80 ? 0x40 : 0;
-	uint64_t a0 = ((1ull << 40) - 65536 + (uint64_t)n * 4096) & ((1ull << 40) - 1);
-
-	memset(r, 0, REPORT_SIZE);
-	put32(r, 0, reason << 19 | (n < 80 ? 1u << 25 : 0) | 0x1);
-	put32(r, 1, (uint32_t)ts);
-	put32(r, 2, ctx);
-	put32(r, 3, (uint32_t)(ts * 64));            /* 800 MHz */
-	put32(r, 4, (uint32_t)a0);
-	r[160] = (uint8_t)(a0 >> 32);
-	put32(r, 5, n * 7);
-	put32(r, 48, n * 3);
-	put32(r, 63, n * 5);
 }
 
 static int f_open(void *ctx, const char *path, int flags)
@@ -129,10 +105,14 @@ static int f_close(void *ctx, int fd)
 
 static int f_getparam(struct fake *f, drm_i915_getparam_t *gp)
 {
-	(void)f;
 	switch (gp->param) {
-	case I915_PARAM_CHIPSET_ID: *gp->value = 0x1616; return 0;
-	case I915_PARAM_REVISION: *gp->value = 9; return 0;
+	case I915_PARAM_PERF_REVISION:
+		if (!f->perf_revision)
+			return -EINVAL;
+		*gp->value = f->perf_revision;
+		return 0;
+	case I915_PARAM_CHIPSET_ID: *gp->value = FAKE_OA_PCI_ID; return 0;
+	case I915_PARAM_REVISION: *gp->value = FAKE_OA_REVISION; return 0;
 	case I915_PARAM_CS_TIMESTAMP_FREQUENCY: *gp->value = (int)FREQ; return 0;
 	default: return -EINVAL;      /* OA_TIMESTAMP_FREQUENCY: a kernel before 5.19 */
 	}
@@ -141,21 +121,21 @@ static int f_getparam(struct fake *f, drm_i915_getparam_t *gp)
 /* BDW GT2: 1 slice, 3 subslices of 8 EUs. */
 static int f_query(struct fake *f, struct drm_i915_query *q)
 {
-	static const uint16_t h[8] = { 0, 1, 3, 8, 1, 1, 2, 1 };
-	static const uint8_t data[5] = { 0x01, 0x07, 0xff, 0xff, 0xff };
+	const uint16_t *h = fake_oa_topology_header;
+	const uint8_t *data = fake_oa_topology_masks;
 	struct drm_i915_query_item *item = (void *)(uintptr_t)q->items_ptr;
 
 	(void)f;
 	if (q->num_items != 1 || item->query_id != DRM_I915_QUERY_TOPOLOGY_INFO)
 		return -EINVAL;
 	if (item->length == 0) {
-		item->length = 16 + sizeof(data);
+		item->length = 16 + sizeof(fake_oa_topology_masks);
 		return 0;
 	}
-	if (item->length < (int)(16 + sizeof(data)))
+	if (item->length < (int)(16 + sizeof(fake_oa_topology_masks)))
 		return -EINVAL;
 	memcpy((void *)(uintptr_t)item->data_ptr, h, 16);
-	memcpy((uint8_t *)(uintptr_t)item->data_ptr + 16, data, sizeof(data));
+	memcpy((uint8_t *)(uintptr_t)item->data_ptr + 16, data, sizeof(fake_oa_topology_masks));
 	return 0;
 }
 
@@ -234,7 +214,7 @@ static ssize_t f_read(void *ctx, int fd, void *buf, size_t len)
 							  .size = 8 + REPORT_SIZE };
 		uint8_t *r = f->reports + (size_t)f->n_reports * REPORT_SIZE;
 
-		make_report(r, f->n_reports, f->next_ts);
+		fake_oa_report(r, f->n_reports, f->next_ts);
 		memcpy(p + off, &h, 8);
 		memcpy(p + off + 8, r, REPORT_SIZE);
 		off += 8 + REPORT_SIZE;
@@ -271,6 +251,7 @@ static void fake_init(struct fake *f, struct pk_oa_dev_ops *ops)
 		reports = malloc((size_t)MAX_REPORTS * REPORT_SIZE);
 	memset(f, 0, sizeof(*f));
 	f->reports = reports;
+	f->perf_revision = fake_perf_revision;
 	snprintf(f->node, sizeof(f->node), "%s/dev/dri/card1", root);
 	f->t0_ns = pk_now_ns();
 	/*
@@ -779,47 +760,64 @@ static int stop_after(void *ctx)
 	return ++*polls >= 20;
 }
 
-/* @file reads back with @n reports, those the fake stream gave first. */
-static void reads_back(const char *file, const struct fake *f, uint64_t n, const char *what)
+/* The number of fake report @r (A1 counts by 7). */
+static uint32_t report_number(const uint8_t *r)
+{
+	uint32_t a1;
+
+	memcpy(&a1, r + 5 * 4, 4);
+	return a1 / 7;
+}
+
+/*
+ * @file reads back with @n reports, a run of the fake stream's reports
+ * ending at or before its last, with a correlation point before the first
+ * and after the last. *@first: the number of the first.
+ */
+static void holds_reports(const char *file, const struct fake *f, uint64_t n, uint32_t *first,
+			 const char *what)
 {
 	struct pk_oa_recording *rec = NULL;
+	const struct pk_oa_correlation *corr;
 	struct pk_diag d;
-	size_t same = 0;
+	size_t n_corr = 0, same = 0, got;
+	uint32_t first_ts, last_ts;
 	int err;
 
+	*first = UINT32_MAX;
 	pk_diag_init(&d);
 	err = pk_oa_recording_read_file(file, &rec, &d);
 	is_int(err, 0, "%s: the file reads back (%s)", what, d.msg);
 	if (err)
 		return;
-	is_int(pk_oa_recording_n_reports(rec), n, "%s: with the %" PRIu64 " reports the stats give", what, n);
-	for (size_t i = 0; i < pk_oa_recording_n_reports(rec) && i < f->n_reports; i++)
-		same += memcmp(pk_oa_recording_report(rec, i), f->reports + i * REPORT_SIZE, REPORT_SIZE) == 0;
-	is_int(same, n, "%s: the stream's first reports, byte for byte", what);
+	got = pk_oa_recording_n_reports(rec);
+	is_int(got, n, "%s: %" PRIu64 " reports, as the stats say", what, n);
+	if (!got)
+		goto out;
+	*first = report_number(pk_oa_recording_report(rec, 0));
+	for (size_t i = 0; i < got && *first + i < f->n_reports; i++)
+		same += memcmp(pk_oa_recording_report(rec, i), f->reports + (*first + i) * REPORT_SIZE,
+			       REPORT_SIZE) == 0;
+	is_int(same, got, "%s: the stream's reports %u to %zu, in a run, byte for byte", what, *first,
+	       *first + got - 1);
+	corr = pk_oa_recording_correlations(rec, &n_corr);
+	memcpy(&first_ts, pk_oa_recording_report(rec, 0) + 4, 4);
+	memcpy(&last_ts, pk_oa_recording_report(rec, got - 1) + 4, 4);
+	ok(n_corr >= 2 && (uint32_t)(first_ts - (uint32_t)corr[0].gpu_ts) < 0x80000000u &&
+	   (uint32_t)(corr[n_corr - 1].gpu_ts - last_ts) < 0x80000000u,
+	   "%s: a correlation point before the first report and one after the last (%zu points)", what,
+	   n_corr);
+out:
 	pk_oa_recording_free(rec);
 }
 
-/* The last correlation point of @file comes after its last report (IGT's reader needs one). */
-static void last_correlation_after_reports(const char *file, const char *what)
+/* @file reads back with @n reports, those the fake stream gave first, and correlation points around them. */
+static void reads_back(const char *file, const struct fake *f, uint64_t n, const char *what)
 {
-	struct pk_oa_recording *rec = NULL;
-	const struct pk_oa_correlation *corr;
-	struct pk_diag d;
-	size_t n_corr = 0, n;
-	uint32_t last_ts;
+	uint32_t first;
 
-	pk_diag_init(&d);
-	if (pk_oa_recording_read_file(file, &rec, &d)) {
-		ok(0, "%s: read %s: %s", what, file, d.msg);
-		return;
-	}
-	corr = pk_oa_recording_correlations(rec, &n_corr);
-	n = pk_oa_recording_n_reports(rec);
-	if (n)
-		memcpy(&last_ts, pk_oa_recording_report(rec, n - 1) + 4, 4);
-	ok(n && n_corr >= 2 && (uint32_t)(corr[n_corr - 1].gpu_ts - last_ts) < 0x80000000u,
-	   "%s: the file ends with a correlation point after its last report", what);
-	pk_oa_recording_free(rec);
+	holds_reports(file, f, n, &first, what);
+	ok(n == 0 || first == 0, "%s: from the stream's first report", what);
 }
 
 /* i915-perf-reader (when installed) decodes @file and counts @n reports. */
@@ -843,13 +841,32 @@ static void reader_counts(const char *file, uint64_t n, const char *what)
 	free(out);
 }
 
+/* A capture whose file may grow to @limit bytes (RLIMIT_FSIZE: writes past it fail with EFBIG). */
+static int capture_limited(struct pk_oa_device *dev, const struct pk_oa_capture_opts *co, const char *file,
+			   rlim_t limit, struct pk_oa_capture_stats *st, struct pk_diag *d)
+{
+	struct rlimit old, lim;
+	int err;
+
+	if (getrlimit(RLIMIT_FSIZE, &old))
+		return -errno;
+	lim = old;
+	lim.rlim_cur = limit;
+	signal(SIGXFSZ, SIG_IGN);
+	setrlimit(RLIMIT_FSIZE, &lim);
+	pk_diag_init(d);
+	err = pk_oa_capture_run(dev, co, file, st, d);
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, SIG_DFL);
+	return err;
+}
+
 static void test_stop_and_full_disk(void)
 {
 	struct pk_oa_capture_opts co = capture_opts(2000000000);
 	struct pk_oa_capture_stats st;
 	struct pk_oa_dev_ops ops;
 	struct pk_oa_device *dev = NULL;
-	struct rlimit old, lim;
 	struct fake f;
 	struct pk_diag d;
 	struct stat sb;
@@ -873,7 +890,6 @@ static void test_stop_and_full_disk(void)
 		   st.reports);
 		ok(stat(file, &sb) == 0 && (uint64_t)sb.st_size == st.file_bytes, "stats give the file's size");
 		reads_back(file, &f, st.reports, "stopped");
-		last_correlation_after_reports(file, "stopped");
 		reader_counts(file, st.reports, "stopped");
 		pk_oa_device_close(dev);
 		co.should_stop = NULL;
@@ -882,15 +898,9 @@ static void test_stop_and_full_disk(void)
 	/* a size limit reached mid-capture: a write fails with EFBIG after a part went out */
 	snprintf(file, sizeof(file), "%s/limited.i915perf", root);
 	co.duration_ns = 300000000;
-	if (getrlimit(RLIMIT_FSIZE, &old) == 0 && open_dev(&f, &ops, &dev, &d) == 0) {
-		lim = old;
-		lim.rlim_cur = 30000;          /* bytes: the header and about 110 reports */
-		signal(SIGXFSZ, SIG_IGN);
-		setrlimit(RLIMIT_FSIZE, &lim);
-		pk_diag_init(&d);
-		err = pk_oa_capture_run(dev, &co, file, &st, &d);
-		setrlimit(RLIMIT_FSIZE, &old);
-		signal(SIGXFSZ, SIG_DFL);
+	if (open_dev(&f, &ops, &dev, &d) == 0) {
+		/* bytes: the header and about 110 reports */
+		err = capture_limited(dev, &co, file, 30000, &st, &d);
 		is_int(err, -EFBIG, "the size limit ends the capture with the write's error");
 		ok(strstr(d.msg, "cannot write the recording: File too large") != NULL, "message: %s", d.msg);
 		ok(strstr(d.subject, "limited.i915perf") != NULL, "names the file: %s", d.subject);
@@ -902,7 +912,6 @@ static void test_stop_and_full_disk(void)
 		   "the part of the failed write is cut off (%lld bytes)", size);
 		is_int(f.stream_closed, 1, "the stream is closed");
 		reads_back(file, &f, st.reports_written, "size limit");
-		last_correlation_after_reports(file, "size limit");
 		reader_counts(file, st.reports_written, "size limit");
 		pk_oa_device_close(dev);
 	}
@@ -921,6 +930,218 @@ static void test_stop_and_full_disk(void)
 	}
 }
 
+/* ---- 6. the driver's poll period --------------------------------------------------- */
+
+static void test_poll_period(void)
+{
+	struct pk_oa_capture_opts co = capture_opts(30000000);
+	struct pk_oa_capture_stats st;
+	struct pk_oa_dev_ops ops;
+	struct pk_oa_device *dev = NULL;
+	struct fake f;
+	struct pk_diag d;
+	char file[512];
+	int err;
+
+	snprintf(file, sizeof(file), "%s/poll.i915perf", root);
+	co.poll_period_ns = 2000000;
+	if (open_dev(&f, &ops, &dev, &d) == 0) {
+		err = pk_oa_capture_run(dev, &co, file, &st, &d);
+		is_int(err, 0, "-P 2 ms on perf revision 7: the capture succeeds (%s)", d.msg);
+		is_int(f.n_props, 5, "a fifth property");
+		ok(f.props[8] == DRM_I915_PERF_PROP_POLL_OA_PERIOD && f.props[9] == 2000000,
+		   "POLL_OA_PERIOD 2000000 ns");
+		pk_oa_device_close(dev);
+	}
+	co.poll_period_ns = 100000;
+	if (open_dev(&f, &ops, &dev, &d) == 0) {
+		err = pk_oa_capture_run(dev, &co, file, &st, &d);
+		is_int(err, 0, "the driver's minimum, 100 us, is accepted (%s)", d.msg);
+		ok(f.n_props == 5 && f.props[9] == 100000, "POLL_OA_PERIOD 100000 ns");
+		pk_oa_device_close(dev);
+	}
+	co.poll_period_ns = 99999;
+	if (open_dev(&f, &ops, &dev, &d) == 0) {
+		err = pk_oa_capture_run(dev, &co, file, &st, &d);
+		is_int(err, -EINVAL, "99.999 us: -EINVAL");
+		ok(strstr(d.msg, "below the driver's minimum of 100 us") != NULL, "message: %s", d.msg);
+		is_int(f.stream_open, 0, "no stream is opened");
+		pk_oa_device_close(dev);
+	}
+	co.poll_period_ns = 5000000;
+	for (int rev = 4; rev >= 0; rev -= 4) {
+		fake_perf_revision = rev;
+		if (open_dev(&f, &ops, &dev, &d) == 0) {
+			char want[80];
+
+			err = pk_oa_capture_run(dev, &co, file, &st, &d);
+			is_int(err, -EOPNOTSUPP, "perf revision %d: a poll period is refused", rev);
+			snprintf(want, sizeof(want), "(revision %d) takes no poll period: revision 5 added it", rev);
+			ok(strstr(d.msg, want) != NULL, "message: %s", d.msg);
+			ok(strstr(d.hint, "leave the poll period out") != NULL, "hint: %s", d.hint);
+			is_int(f.stream_open, 0, "no stream is opened");
+			pk_oa_device_close(dev);
+		}
+	}
+	fake_perf_revision = 0;
+	co.poll_period_ns = 0;
+	if (open_dev(&f, &ops, &dev, &d) == 0) {
+		err = pk_oa_capture_run(dev, &co, file, &st, &d);
+		is_int(err, 0, "no poll period on a kernel without perf revision: fine (%s)", d.msg);
+		is_int(f.n_props, 4, "and no POLL_OA_PERIOD property");
+		pk_oa_device_close(dev);
+	}
+	fake_perf_revision = 7;
+	co.poll_period_ns = 3000000;
+	if (open_dev(&f, &ops, &dev, &d) == 0) {
+		f.perf_open_err = -EINVAL;
+		err = pk_oa_capture_run(dev, &co, file, &st, &d);
+		ok(err == -EINVAL && strstr(d.msg, ", poll period 3000 us") != NULL,
+		   "the kernel's EINVAL names the poll period: %s", d.msg);
+		pk_oa_device_close(dev);
+	}
+}
+
+/* ---- 7. circular-buffer mode -------------------------------------------------------- */
+
+struct snap {
+	unsigned polls;
+	int err, bad_err, quit_at;
+	uint64_t reports;
+	const char *file, *bad_file;
+	struct pk_diag d, bad_d;
+};
+
+/*
+ * What perfkit oa record's command fifo does: a dump at poll 100 (about
+ * 150 reports in, the ring full), a dump that fails at 110, QUIT.
+ */
+static int snap_control(void *ctx, struct pk_oa_capture *cap)
+{
+	struct snap *s = ctx;
+
+	s->polls++;
+	if (s->polls == 100) {
+		pk_diag_init(&s->d);
+		s->err = pk_oa_capture_snapshot(cap, s->file, &s->reports, &s->d);
+	}
+	if (s->polls == 110 && s->bad_file) {
+		pk_diag_init(&s->bad_d);
+		s->bad_err = pk_oa_capture_snapshot(cap, s->bad_file, NULL, &s->bad_d);
+	}
+	return s->quit_at && s->polls >= (unsigned)s->quit_at;
+}
+
+static void test_ring(void)
+{
+	struct pk_oa_capture_opts co = capture_opts(400000000);
+	struct pk_oa_capture_stats st;
+	struct pk_oa_dev_ops ops;
+	struct pk_oa_device *dev = NULL;
+	struct snap sn = { 0 };
+	struct fake f;
+	struct pk_diag d;
+	struct stat sb;
+	char file[512], snap_file[512], bad_file[512];
+	uint32_t first, snap_first;
+	long long size;
+	int err;
+
+	snprintf(file, sizeof(file), "%s/ring.i915perf", root);
+	snprintf(snap_file, sizeof(snap_file), "%s/snapshot.i915perf", root);
+	snprintf(bad_file, sizeof(bad_file), "%s/no/such/dir/x.i915perf", root);
+	co.ring_size = 16 << 10;       /* 62 records of a report */
+	co.control = snap_control;
+	co.control_ctx = &sn;
+	sn.file = snap_file;
+	sn.bad_file = bad_file;
+	if (open_dev(&f, &ops, &dev, &d) == 0) {
+		err = pk_oa_capture_run(dev, &co, file, &st, &d);
+		is_int(err, 0, "a 0.4 s capture into a 16 KiB ring succeeds (%s)", d.msg);
+		ok(st.reports > 200 && st.reports == f.n_reports, "stats count every report read (%" PRIu64 ")",
+		   st.reports);
+		ok(st.reports_dropped > 0 && st.reports_written + st.reports_dropped == st.reports,
+		   "%" PRIu64 " kept and %" PRIu64 " dropped make the %" PRIu64 " read", st.reports_written,
+		   st.reports_dropped, st.reports);
+		ok(st.reports_written >= 55 && st.reports_written <= 62,
+		   "the ring keeps as many as 16 KiB hold (%" PRIu64 ")", st.reports_written);
+		size = stat(file, &sb) == 0 ? (long long)sb.st_size : -1;
+		ok(size == (long long)st.file_bytes && st.file_bytes <= 2000 + (16 << 10) + 2 * 24,
+		   "the file is the header, the ring and two correlation points (%" PRIu64 " bytes)",
+		   st.file_bytes);
+		holds_reports(file, &f, st.reports_written, &first, "ring");
+		is_int(first + st.reports_written, f.n_reports, "ring: the file ends with the last report read");
+		reader_counts(file, st.reports_written, "ring");
+
+		is_int(sn.err, 0, "a snapshot at poll 100 (%s)", sn.d.msg);
+		is_int(st.snapshots, 1, "stats: one snapshot written");
+		holds_reports(snap_file, &f, sn.reports, &snap_first, "snapshot");
+		ok(snap_first > 0 && snap_first < first && snap_first + sn.reports < f.n_reports,
+		   "the snapshot holds earlier reports, from a full ring (%u to %u)", snap_first,
+		   snap_first + (uint32_t)sn.reports - 1);
+		reader_counts(snap_file, sn.reports, "snapshot");
+		is_int(sn.bad_err, -ENOENT, "a snapshot into a missing directory: -ENOENT, the capture goes on");
+		ok(strstr(sn.bad_d.msg, "cannot create the snapshot") && strstr(sn.bad_d.subject, "no/such/dir"),
+		   "it names the file: %s: %s", sn.bad_d.subject, sn.bad_d.msg);
+		pk_oa_device_close(dev);
+	}
+
+	/* QUIT from the control callback ends the capture; the ring is written */
+	memset(&sn, 0, sizeof(sn));
+	sn.file = snap_file;
+	sn.quit_at = 35;
+	co.duration_ns = 5000000000ull;
+	if (open_dev(&f, &ops, &dev, &d) == 0) {
+		uint64_t t0 = pk_now_ns();
+
+		err = pk_oa_capture_run(dev, &co, file, &st, &d);
+		ok(err == 0 && sn.polls == 35 && pk_now_ns() - t0 < 2000000000ull,
+		   "control's non-zero answer stops the capture at poll %u", sn.polls);
+		holds_reports(file, &f, st.reports_written, &first, "after QUIT");
+		pk_oa_device_close(dev);
+	}
+
+	/* a snapshot of a capture without a ring */
+	memset(&sn, 0, sizeof(sn));
+	sn.file = snap_file;
+	co.ring_size = 0;
+	co.duration_ns = 300000000;
+	if (open_dev(&f, &ops, &dev, &d) == 0) {
+		err = pk_oa_capture_run(dev, &co, file, &st, &d);
+		is_int(err, 0, "without a ring the capture runs");
+		ok(sn.err == -EINVAL && strstr(sn.d.msg, "circular-buffer mode"),
+		   "and a snapshot is refused: %s", sn.d.msg);
+		is_int(st.snapshots, 0, "stats: no snapshot");
+		pk_oa_device_close(dev);
+	}
+
+	/* a ring too small for one report */
+	co.ring_size = 200;
+	co.control = NULL;
+	if (open_dev(&f, &ops, &dev, &d) == 0) {
+		err = pk_oa_capture_run(dev, &co, file, &st, &d);
+		ok(err == -EINVAL && strstr(d.msg, "cannot hold one report"), "a 200-byte ring: %s", d.msg);
+		is_int(f.stream_open, 0, "no stream is opened");
+		pk_oa_device_close(dev);
+	}
+
+	/* the file size limit reached while the ring is written at the end */
+	co.ring_size = 16 << 10;
+	co.duration_ns = 300000000;
+	if (open_dev(&f, &ops, &dev, &d) == 0) {
+		/* the header and about 30 reports */
+		err = capture_limited(dev, &co, file, 10000, &st, &d);
+		is_int(err, -EFBIG, "ring: the size limit gives the write's error");
+		ok(strstr(d.msg, "File too large") && strstr(d.hint, "whole records"), "%s; %s", d.msg, d.hint);
+		ok(st.reports_written > 0 && st.reports_written + st.reports_dropped < st.reports,
+		   "stats: %" PRIu64 " reports in the file", st.reports_written);
+		size = stat(file, &sb) == 0 ? (long long)sb.st_size : -1;
+		ok(size == (long long)st.file_bytes && size <= 10000, "whole records only (%lld bytes)", size);
+		holds_reports(file, &f, st.reports_written, &first, "ring, size limit");
+		pk_oa_device_close(dev);
+	}
+}
+
 int main(void)
 {
 	snprintf(root, sizeof(root), "/tmp/pk-oa-capture-XXXXXX");
@@ -935,6 +1156,8 @@ int main(void)
 	test_capture_clock();
 	test_errors();
 	test_stop_and_full_disk();
+	test_poll_period();
+	test_ring();
 	if (!getenv("PK_KEEP")) rm_tree(root); else diag("kept %s", root);
 	return done_testing();
 }
