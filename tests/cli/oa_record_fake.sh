@@ -5,7 +5,8 @@
 # it would on a Broadwell. Checked: the recording decodes with
 # i915-perf-reader (the oracle, when intel-gpu-tools is installed) and
 # perfkit oa report with the report count the summary gives; the stream's
-# properties (-p, -P); -P refused on an old kernel; "did you mean" for -m;
+# properties (-p, -P); the clock of the correlation points (-k); -P refused
+# on an old kernel; "did you mean" for -m;
 # EACCES explained; -s keeps the last records; -f takes i915-perf-control's
 # DUMP and QUIT, and refuses a path that exists; -- CMD gives its exit
 # status; Ctrl-C leaves a complete file.
@@ -63,14 +64,24 @@ if [ "$HAVE_READER" = 1 ]; then
 	i915-perf-reader -c GpuTime "$TMP/a.rec" | grep -q '^Context switches: 3$'
 	ok $? "the reader finds the fake's three contexts"
 fi
-is "$(tr '\n' ' ' <"$TMP/props")" "2 1 3 5 4 10 5 13 open 0 " \
+is "$(grep -v '^reg_read' "$TMP/props" | tr '\n' ' ')" "2 1 3 5 4 10 5 13 open 0 " \
 	"the stream: SAMPLE_OA 1, metric set 5 from sysfs, format 10, exponent 13"
+is "$(sed -n 's/^reg_read clock //p' "$TMP/props" | sort -u | tr '\n' ' ')" "1 " \
+	"correlation points on CLOCK_MONOTONIC (1) by default"
+
+# -k: the clock of the correlation points
+for k in mono_raw:4 boot:7 raw:4 boottime:7 mono:1; do
+	rm -f "$TMP/props"
+	rec --duration 0.1 -k "${k%:*}" -o "$TMP/k.rec" 2>"$TMP/err"
+	is "$(sed -n 's/^reg_read clock //p' "$TMP/props" | sort -u | tr '\n' ' ')" "${k#*:} " \
+		"-k ${k%:*}: every REG_READ is timed on clock ${k#*:}"
+done
 
 # -p and -P
 rm -f "$TMP/props"
 rec --duration 0.1 -p 5ms -P 2ms -o "$TMP/b.rec" 2>"$TMP/err"
 is "$?" 0 "-p 5ms -P 2ms: exit 0"
-is "$(tr '\n' ' ' <"$TMP/props")" "2 1 3 5 4 10 5 15 8 2000000 open 0 " \
+is "$(grep -v '^reg_read' "$TMP/props" | tr '\n' ' ')" "2 1 3 5 4 10 5 15 8 2000000 open 0 " \
 	"exponent 15 for 5 ms, POLL_OA_PERIOD 2000000 ns"
 rm -f "$TMP/props"
 rec --duration 0.1 -P 250 -o "$TMP/b.rec" 2>"$TMP/err"
@@ -81,7 +92,7 @@ PK_FAKE_I915_PERF_REVISION=4 rec --duration 0.1 -P 2ms -o "$TMP/b.rec" 2>"$TMP/e
 is "$?" 1 "-P on i915 perf revision 4: exit 1"
 grep -q "perf (revision 4) takes no poll period" "$TMP/err"
 ok $? "the message gives the kernel's revision"
-[ ! -e "$TMP/b.rec" ] && [ ! -e "$TMP/props" ]
+[ ! -e "$TMP/b.rec" ] && ! grep -q '^open' "$TMP/props"
 ok $? "no stream is opened, no recording left behind"
 
 # errors

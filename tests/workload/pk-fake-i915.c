@@ -17,9 +17,12 @@
  *                              tests/fake_oa_report.h, at the exponent asked
  *   poll of the stream         readable after at most 2 ms
  *
- * Every other call goes to libc unchanged. With $PK_FAKE_I915_LOG set, each
- * PERF_OPEN appends its properties to that file, one "key value" line each,
- * then "open N": the properties' numbers are i915_drm.h's.
+ * Every other call goes to libc unchanged; clock_gettime is watched on the
+ * way. With $PK_FAKE_I915_LOG set, each PERF_OPEN appends its properties to
+ * that file, one "key value" line each, then "open N" (the properties'
+ * numbers are i915_drm.h's), and each REG_READ a line "reg_read clock C":
+ * the clock id of the clock_gettime just before it, the clock of the
+ * correlation point it is part of.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -40,11 +43,28 @@ static int stream_fd = -1;
 static uint64_t t0_ns, next_ts, period_ticks;
 static uint32_t n_reports;
 
+static clockid_t last_clock = -1;
+
+static int real_clock_gettime(clockid_t id, struct timespec *ts)
+{
+	int (*fn)(clockid_t, struct timespec *) =
+		(int (*)(clockid_t, struct timespec *))dlsym(RTLD_NEXT, "clock_gettime");
+
+	return fn(id, ts);
+}
+
+/* The clock perfkit read last: the one that times its correlation points around REG_READ. */
+int clock_gettime(clockid_t id, struct timespec *ts)
+{
+	last_clock = id;
+	return real_clock_gettime(id, ts);
+}
+
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	real_clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
@@ -153,7 +173,13 @@ int ioctl(int fd, unsigned long req, ...)
 		return perf_open(arg);
 	if (req == DRM_IOCTL_I915_REG_READ) {
 		struct drm_i915_reg_read *rr = arg;
+		const char *log = getenv("PK_FAKE_I915_LOG");
+		FILE *f = log ? fopen(log, "a") : NULL;
 
+		if (f) {
+			fprintf(f, "reg_read clock %d\n", (int)last_clock);
+			fclose(f);
+		}
 		rr->val = gpu_now();
 		return 0;
 	}
