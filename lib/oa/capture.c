@@ -505,8 +505,12 @@ static int finish(struct pk_oa_capture *c, struct pk_diag *diag)
 	if (c->ring_mode) {
 		flush_out(c, diag);
 		c->st->reports_dropped = c->ring.reports_dropped;
-		return write_ring_closed(c, c->out_fd, c->path, &c->st->file_bytes, &c->st->reports_written,
-					 diag);
+		err = write_ring_closed(c, c->out_fd, c->path, &c->st->file_bytes, &c->st->reports_written,
+					diag);
+		/* a snapshot into this same path may have left a longer file */
+		if (ftruncate(c->out_fd, (off_t)c->st->file_bytes) && !err && errno != EINVAL)
+			err = write_failed(c->path, -errno, c->st->reports_written, diag);
+		return err;
 	}
 	err = correlate(c, diag);
 	pk_diag_init(&later);

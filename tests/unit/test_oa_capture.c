@@ -19,7 +19,15 @@
  *     with a complete file; a file size limit reached mid-capture (a full
  *     disk: RLIMIT_FSIZE, EFBIG) and /dev/full (ENOSPC) give the write error
  *     and leave whole records only: the file reads back with the reports
- *     the stats say it holds, the same bytes the stream gave.
+ *     the stats say it holds, the same bytes the stream gave;
+ *  6. the driver's poll period: its property, the 100 us minimum, refused
+ *     below i915 perf revision 5, named in the kernel's EINVAL;
+ *  7. circular-buffer mode: a 16 KiB ring keeps the newest reports, the
+ *     file holds them with correlation points around them (the reader
+ *     decodes it); a snapshot from control() mid-capture, one into a
+ *     missing directory, one into the output file itself, one without a
+ *     ring; control() ending the capture; a ring too small; a size limit
+ *     reached while the ring is written.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -1098,6 +1106,20 @@ static void test_ring(void)
 		ok(err == 0 && sn.polls == 35 && pk_now_ns() - t0 < 2000000000ull,
 		   "control's non-zero answer stops the capture at poll %u", sn.polls);
 		holds_reports(file, &f, st.reports_written, &first, "after QUIT");
+		pk_oa_device_close(dev);
+	}
+
+	/* a snapshot into the recording's own path: the file at the end is the ring's, nothing after */
+	memset(&sn, 0, sizeof(sn));
+	sn.file = file;
+	sn.quit_at = 120;
+	if (open_dev(&f, &ops, &dev, &d) == 0) {
+		err = pk_oa_capture_run(dev, &co, file, &st, &d);
+		size = stat(file, &sb) == 0 ? (long long)sb.st_size : -1;
+		ok(err == 0 && sn.err == 0 && size == (long long)st.file_bytes,
+		   "a snapshot into the output file, then QUIT: the file is the %" PRIu64 " bytes of the end (%lld)",
+		   st.file_bytes, size);
+		holds_reports(file, &f, st.reports_written, &first, "snapshot into the output file");
 		pk_oa_device_close(dev);
 	}
 
