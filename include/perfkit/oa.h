@@ -567,7 +567,8 @@ PK_API const struct pk_oa_set_info *pk_oa_metrics_set(const struct pk_oa_metrics
 
 /*
  * The set whose symbol_name is @key (exact), else whose hw_config_guid is
- * @key (case-insensitive), else whose name is @key; NULL if none.
+ * @key (case-insensitive), else whose name is @key, else whose symbol_name
+ * is @key ignoring case (as i915-perf-recorder -m); NULL if none.
  */
 PK_API const struct pk_oa_set_info *pk_oa_metrics_find_set(const struct pk_oa_metrics *m,
 							   const char *key);

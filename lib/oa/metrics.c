@@ -545,6 +545,9 @@ PK_API const struct pk_oa_set_info *pk_oa_metrics_find_set(const struct pk_oa_me
 	for (size_t i = 0; i < m->n_sets; i++)
 		if (strcmp(m->sets[i].name, key) == 0)
 			return &m->sets[i];
+	for (size_t i = 0; i < m->n_sets; i++)     /* as i915-perf-recorder -m */
+		if (strcasecmp(m->sets[i].symbol_name, key) == 0)
+			return &m->sets[i];
 	return NULL;
 }
 

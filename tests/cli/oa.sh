@@ -179,8 +179,10 @@ grep -q "none.i915perf" "$TMP/u.err" && pass "missing recording named" || fail "
 grep -q "counter 'NoSuch' not in metric set 'RenderBasic'" "$TMP/u.err" && pass "unknown counter named" || fail "unknown counter named" "$(cat "$TMP/u.err")"
 "$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics-dir "$M" -c GpuBusy,gputime 2>"$TMP/u.err" >/dev/null
 is "$?:$(tail -1 "$TMP/u.err")" "2:hint: did you mean 'GpuTime'?" "a mistyped counter: exit 2, the closest name as a hint"
-"$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics-dir "$M" -m renderbasic 2>"$TMP/u.err" >/dev/null
+"$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics-dir "$M" -m RenderBasik 2>"$TMP/u.err" >/dev/null
 is "$?:$(tail -1 "$TMP/u.err")" "2:hint: did you mean 'RenderBasic'?" "a mistyped metric set: exit 2, the closest name as a hint"
+"$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics-dir "$M" -m renderbasic --json >"$TMP/case.json" 2>&1
+is "$(compare "$TMP/case.json" "$D/bdw_renderbasic.reader-output.txt")" ok "-m renderbasic: the set, ignoring case (as i915-perf-recorder -m)"
 "$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics-dir "$TMP" 2>"$TMP/u.err" >/dev/null; is "$?" 2 "no metric file: exit 2"
 grep -q "no metric file for platform 'bdw'" "$TMP/u.err" && pass "missing metric file named" || fail "missing metric file named" "$(cat "$TMP/u.err")"
 "$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --bogus 2>/dev/null; is "$?" 2 "unknown option: exit 2"

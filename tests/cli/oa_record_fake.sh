@@ -96,6 +96,10 @@ ok $? "the message gives the kernel's revision"
 ok $? "no stream is opened, no recording left behind"
 
 # errors
+rec --duration 0.1 -m renderbasic -o "$TMP/m.rec" 2>"$TMP/err"
+is "$?" 0 "-m renderbasic: the set, ignoring case (as i915-perf-recorder -m)"
+grep -q 'metric set RenderBasic, id 5' "$TMP/err"
+ok $? "recorded as RenderBasic, the set's own name"
 rec --duration 0.1 -m RenderBasik -o "$TMP/c.rec" 2>"$TMP/err"
 is "$?" 2 "-m RenderBasik: exit 2"
 grep -q "^hint: did you mean 'RenderBasic'?" "$TMP/err"

@@ -142,6 +142,7 @@ static void test_bdw_lookup(void)
 	g = pk_oa_metrics_find_set(m, "B541BD57-0E0F-4154-B4C0-5858010A2BF7");
 	ok(g == s, "find RenderBasic by GUID, case-insensitive");
 	ok(pk_oa_metrics_find_set(m, "Render Metrics Basic set") == s, "find RenderBasic by name");
+	ok(pk_oa_metrics_find_set(m, "renderBASIC") == s, "find RenderBasic by symbol name ignoring case, as i915-perf-recorder -m");
 	ok(pk_oa_metrics_find_set(m, "NoSuchSet") == NULL, "unknown set not found");
 	{
 		/* "did you mean": the closest symbol name, ignoring case, or nothing */
