@@ -164,8 +164,9 @@ static int parse(struct rec_cli *o, int argc, char **argv)
 		case 'P':
 			if (parse_period("-P", optarg, 1e3, &o->poll_period_ns))
 				return -EINVAL;
-			if (o->poll_period_ns < 100000) {
-				cli_error("invalid value '%s' for -P: the driver's minimum is 100us", optarg);
+			if (o->poll_period_ns < PK_OA_POLL_PERIOD_MIN_NS) {
+				cli_error("invalid value '%s' for -P: the driver's minimum is %lluus", optarg,
+					  PK_OA_POLL_PERIOD_MIN_NS / 1000);
 				return -EINVAL;
 			}
 			break;

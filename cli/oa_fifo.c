@@ -97,7 +97,7 @@ int oa_fifo_control(void *ctx, struct pk_oa_capture *cap)
 				cli_error("'%s': unknown command %u, ignored", f->path, msg.command);
 		}
 		if (used < 0) {
-			cli_error("'%s': %s at byte %zu of what was written; dropped %zu bytes", f->path, d.msg,
+			cli_error("'%s': %s (byte %zu of the command); dropped %zu bytes", f->path, d.msg,
 				  (size_t)d.offset, f->len - off);
 			off = f->len;
 		}

@@ -1056,6 +1056,9 @@ PK_API uint64_t pk_oa_exponent_period_ns(int e, uint64_t freq);
 
 /* ---- capture ---------------------------------------------------------------------- */
 
+/* The driver's shortest poll period (i915_drm.h, DRM_I915_PERF_PROP_POLL_OA_PERIOD): 100 us. */
+#define PK_OA_POLL_PERIOD_MIN_NS 100000ull
+
 /* A running capture, given to pk_oa_capture_opts.control. */
 struct pk_oa_capture;
 
@@ -1078,7 +1081,8 @@ struct pk_oa_capture_opts {
 	/*
 	 * How often the driver looks for new reports in the OA buffer
 	 * (DRM_I915_PERF_PROP_POLL_OA_PERIOD, i915 perf revision 5 and
-	 * later; at least 100 us); 0: the driver's default (5 ms).
+	 * later; at least PK_OA_POLL_PERIOD_MIN_NS); 0: the driver's default
+	 * (5 ms).
 	 */
 	uint64_t poll_period_ns;
 	/*
@@ -1107,7 +1111,8 @@ struct pk_oa_capture_stats {
 	uint64_t reports_lost;         /* OA_REPORT_LOST records */
 	uint64_t buffers_lost;         /* OA_BUFFER_LOST records, ENOSPC included */
 	uint64_t enospc;               /* reads refused with ENOSPC */
-	uint64_t correlations;
+	uint64_t correlations;         /* points taken (in circular-buffer mode the ring may
+	                                  have dropped some, and snapshots take one each) */
 	uint64_t file_bytes;           /* the recording's size */
 	uint64_t reports_written;      /* SAMPLE records in the file (reports, unless a write failed
 	                                  or the ring had to drop some) */

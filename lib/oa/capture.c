@@ -55,12 +55,16 @@ struct pk_oa_capture {
 	struct pk_buf header;          /* VERSION, DEVICE_INFO, TOPOLOGY */
 	struct pk_buf buf;             /* records not yet in the file (or the ring) */
 	uint64_t buf_reports;          /* SAMPLE records in buf */
-	bool ring_mode;
-	struct oa_ring ring;           /* circular-buffer mode: the records kept */
+	struct oa_ring ring;           /* circular-buffer mode (data set): the records kept */
 	uint8_t *chunk;
 	size_t chunk_size;
 	unsigned enospc_in_a_row;
 };
+
+static bool in_ring_mode(const struct pk_oa_capture *c)
+{
+	return c->ring.data != NULL;
+}
 
 /* Why the kernel refused the stream, in the user's terms. */
 static int open_failed(struct pk_oa_capture *c, int err, uint64_t metric_id, int format, int exponent,
@@ -68,7 +72,7 @@ static int open_failed(struct pk_oa_capture *c, int err, uint64_t metric_id, int
 {
 	const struct pk_oa_format_info *fi = pk_oa_format_info(format);
 	uint64_t poll_ns = OPT(c->o, poll_period_ns, 0);
-	char path[PATH_MAX], line[48] = "";
+	char path[PATH_MAX], line[32] = "", poll[40] = "";
 
 	pk_diag_subject(diag, c->dev->node);
 	switch (err) {
@@ -89,9 +93,9 @@ static int open_failed(struct pk_oa_capture *c, int err, uint64_t metric_id, int
 		break;
 	case -EINVAL:
 		if (poll_ns)
-			snprintf(line, sizeof(line), ", poll period %llu us", (unsigned long long)poll_ns / 1000);
+			snprintf(poll, sizeof(poll), ", poll period %llu us", (unsigned long long)poll_ns / 1000);
 		pk_diag_fail(diag, err, "the kernel refused the OA stream: metric set id %llu, format %d (%s), exponent %d%s",
-			     (unsigned long long)metric_id, format, fi ? fi->name : "unknown", exponent, line);
+			     (unsigned long long)metric_id, format, fi ? fi->name : "unknown", exponent, poll);
 		pk_diag_hint(diag, "the metric set must be one of %s/metrics, the format one this GPU produces, and the exponent at most %d",
 			     c->dev->card_dir, PK_OA_EXPONENT_MAX);
 		break;
@@ -127,9 +131,9 @@ static int open_stream(struct pk_oa_capture *c, uint64_t metric_id, int format, 
 	};
 	int fd;
 
-	if (poll_ns && poll_ns < POLL_PERIOD_MIN_NS)
+	if (poll_ns && poll_ns < PK_OA_POLL_PERIOD_MIN_NS)
 		return pk_diag_fail(diag, -EINVAL, "a poll period of %llu ns is below the driver's minimum of %llu us",
-				    (unsigned long long)poll_ns, POLL_PERIOD_MIN_NS / 1000);
+				    (unsigned long long)poll_ns, PK_OA_POLL_PERIOD_MIN_NS / 1000);
 	if (poll_ns && c->dev->perf_revision < PERF_REVISION_POLL_PERIOD) {
 		pk_diag_subject(diag, c->dev->node);
 		pk_diag_fail(diag, -EOPNOTSUPP, "this kernel's i915 perf (revision %d) takes no poll period: revision %d added it",
@@ -169,9 +173,12 @@ static size_t whole_records(const uint8_t *p, size_t done, uint64_t *samples)
  * Append @len bytes of whole records to @fd, now @at bytes long. When a
  * write fails (a full disk, a size limit), the file is cut back to the last
  * record that went out whole, so that it ends with whole records and stays
- * readable. *@kept: the bytes of @p the file holds.
+ * readable. *@kept: the bytes of @p the file holds; when it failed,
+ * *@kept_samples: the SAMPLE records among them (the caller knows them
+ * otherwise).
  */
-static int write_records(int fd, off_t at, const uint8_t *p, size_t len, size_t *kept)
+static int write_records(int fd, off_t at, const uint8_t *p, size_t len, size_t *kept,
+			 uint64_t *kept_samples)
 {
 	size_t off = 0;
 
@@ -182,9 +189,8 @@ static int write_records(int fd, off_t at, const uint8_t *p, size_t len, size_t 
 			continue;
 		if (n < 0) {
 			int err = -errno;
-			uint64_t samples;
 
-			*kept = whole_records(p, off, &samples);
+			*kept = whole_records(p, off, kept_samples);
 			if (*kept != off && ftruncate(fd, at + (off_t)*kept) == 0)
 				lseek(fd, at + (off_t)*kept, SEEK_SET);
 			return err;
@@ -218,13 +224,11 @@ static int flush_out(struct pk_oa_capture *c, struct pk_diag *diag)
 	size_t kept;
 	int err = 0;
 
-	if (c->ring_mode) {
+	if (in_ring_mode(c)) {
 		oa_ring_append(&c->ring, p, c->buf.len);
 	} else if (c->buf.len) {
-		err = write_records(c->out_fd, (off_t)c->st->file_bytes, p, c->buf.len, &kept);
+		err = write_records(c->out_fd, (off_t)c->st->file_bytes, p, c->buf.len, &kept, &samples);
 		c->st->file_bytes += kept;
-		if (err)
-			whole_records(p, kept, &samples);
 		c->st->reports_written += err ? samples : c->buf_reports;
 		if (err)
 			write_failed(c->path, err, c->st->reports_written, diag);
@@ -232,54 +236,6 @@ static int flush_out(struct pk_oa_capture *c, struct pk_diag *diag)
 	c->buf.len = 0;
 	c->buf_reports = 0;
 	return err;
-}
-
-/*
- * The ring as a whole recording into @fd (empty): the header, the newest
- * correlation point the ring dropped, the ring's records, then @last when
- * given. When the records do not all fit, @last is still tried after the
- * whole ones that did. *@bytes, *@reports: what the file holds.
- */
-static int write_ring(struct pk_oa_capture *c, int fd, const char *path,
-		      const struct pk_oa_correlation *last, uint64_t *bytes, uint64_t *reports,
-		      struct pk_diag *diag)
-{
-	enum { HEADER, DROPPED, RECORDS, LAST, N_PIECES };
-	struct pk_buf tail;
-	struct { const uint8_t *p; size_t n; } piece[N_PIECES];
-	off_t at = 0;
-	int err = 0;
-
-	pk_buf_init(&tail);
-	if (last && pk_oa_write_correlation(&tail, last->cpu_ns, last->gpu_ts))
-		return pk_diag_fail(diag, -ENOMEM, "out of memory");
-	piece[HEADER].p = (const uint8_t *)c->header.data;
-	piece[HEADER].n = c->header.len;
-	piece[DROPPED].p = c->ring.dropped_corr;
-	piece[DROPPED].n = c->ring.have_dropped_corr ? sizeof(c->ring.dropped_corr) : 0;
-	piece[RECORDS].p = c->ring.data + c->ring.start;
-	piece[RECORDS].n = c->ring.len;
-	piece[LAST].p = (const uint8_t *)tail.data;
-	piece[LAST].n = tail.len;
-	*reports = 0;
-	for (int i = 0; i < N_PIECES; i++) {
-		size_t kept;
-		int e;
-
-		if (err && i != LAST)
-			continue;
-		e = write_records(fd, at, piece[i].p, piece[i].n, &kept);
-		at += (off_t)kept;
-		if (i == RECORDS && e)
-			whole_records(piece[i].p, kept, reports);
-		else if (i == RECORDS)
-			*reports = c->ring.reports;
-		if (e && !err)
-			err = e;
-	}
-	pk_buf_release(&tail);
-	*bytes = (uint64_t)at;
-	return err ? write_failed(path, err, *reports, diag) : 0;
 }
 
 /* Correlation point @k into the recording. */
@@ -446,22 +402,60 @@ static int loop(struct pk_oa_capture *c, struct pk_diag *diag)
 }
 
 /*
- * The ring as a whole recording into @fd, closed by a correlation point
- * taken now (counted in the stats); without one when it cannot be taken,
- * whose error is then returned.
+ * The ring as a whole recording into @fd (empty): the header, the newest
+ * correlation point the ring dropped, the ring's records, then a
+ * correlation point taken now (counted in the stats). When the records do
+ * not all fit, the last point is still tried after the whole ones that
+ * did; when it cannot be taken, the file goes without it and its error is
+ * returned. *@bytes, *@reports: what the file holds.
  */
-static int write_ring_closed(struct pk_oa_capture *c, int fd, const char *path, uint64_t *bytes,
-			     uint64_t *reports, struct pk_diag *diag)
+static int write_ring(struct pk_oa_capture *c, int fd, const char *path, uint64_t *bytes,
+		      uint64_t *reports, struct pk_diag *diag)
 {
+	enum { HEADER, DROPPED, RECORDS, LAST, N_PIECES };
+	struct { const uint8_t *p; size_t n; } piece[N_PIECES];
 	struct pk_oa_correlation k;
 	struct pk_diag later;
-	int err = pk_oa_device_correlation(c->dev, OPT(c->o, cpu_clock, PK_OA_CLOCK_MONOTONIC), &k, diag), e;
+	struct pk_buf tail;
+	off_t at = 0;
+	int err, werr = 0;
 
-	if (!err)
+	err = pk_oa_device_correlation(c->dev, OPT(c->o, cpu_clock, PK_OA_CLOCK_MONOTONIC), &k, diag);
+	pk_buf_init(&tail);
+	if (!err) {
 		c->st->correlations++;
+		if (pk_oa_write_correlation(&tail, k.cpu_ns, k.gpu_ts))
+			return pk_diag_fail(diag, -ENOMEM, "out of memory");
+	}
+	piece[HEADER].p = (const uint8_t *)c->header.data;
+	piece[HEADER].n = c->header.len;
+	piece[DROPPED].p = c->ring.dropped_corr;
+	piece[DROPPED].n = c->ring.have_dropped_corr ? sizeof(c->ring.dropped_corr) : 0;
+	piece[RECORDS].p = c->ring.data + c->ring.start;
+	piece[RECORDS].n = c->ring.len;
+	piece[LAST].p = (const uint8_t *)tail.data;
+	piece[LAST].n = tail.len;
+	*reports = c->ring.reports;
+	for (int i = 0; i < N_PIECES; i++) {
+		size_t kept;
+		uint64_t samples = 0;
+		int e;
+
+		if (werr && i != LAST)
+			continue;
+		e = write_records(fd, at, piece[i].p, piece[i].n, &kept, &samples);
+		at += (off_t)kept;
+		if (e && i <= RECORDS)
+			*reports = i == RECORDS ? samples : 0;
+		if (e && !werr)
+			werr = e;
+	}
+	pk_buf_release(&tail);
+	*bytes = (uint64_t)at;
 	pk_diag_init(&later);
-	e = write_ring(c, fd, path, err ? NULL : &k, bytes, reports, err ? &later : diag);
-	return err ?: e;
+	if (werr)
+		write_failed(path, werr, *reports, err ? &later : diag);
+	return err ?: werr;
 }
 
 int pk_oa_capture_snapshot(struct pk_oa_capture *c, const char *path, uint64_t *reports,
@@ -470,7 +464,7 @@ int pk_oa_capture_snapshot(struct pk_oa_capture *c, const char *path, uint64_t *
 	uint64_t bytes, n = 0;
 	int fd, err;
 
-	if (!c->ring_mode)
+	if (!in_ring_mode(c))
 		return pk_diag_fail(diag, -EINVAL, "a snapshot needs a capture in circular-buffer mode");
 	if ((err = drain(c, diag)) || (err = flush_out(c, diag)))
 		return err;
@@ -480,7 +474,7 @@ int pk_oa_capture_snapshot(struct pk_oa_capture *c, const char *path, uint64_t *
 		pk_diag_subject(diag, path);
 		return pk_diag_fail(diag, err, "cannot create the snapshot: %s", strerror(-err));
 	}
-	err = write_ring_closed(c, fd, path, &bytes, &n, diag);
+	err = write_ring(c, fd, path, &bytes, &n, diag);
 	if (close(fd) && !err) {
 		err = -errno;
 		write_failed(path, err, 0, diag);
@@ -502,11 +496,10 @@ static int finish(struct pk_oa_capture *c, struct pk_diag *diag)
 	struct pk_diag later;
 	int err, e;
 
-	if (c->ring_mode) {
+	if (in_ring_mode(c)) {
 		flush_out(c, diag);
 		c->st->reports_dropped = c->ring.reports_dropped;
-		err = write_ring_closed(c, c->out_fd, c->path, &c->st->file_bytes, &c->st->reports_written,
-					diag);
+		err = write_ring(c, c->out_fd, c->path, &c->st->file_bytes, &c->st->reports_written, diag);
 		/* a snapshot into this same path may have left a longer file */
 		if (ftruncate(c->out_fd, (off_t)c->st->file_bytes) && !err && errno != EINVAL)
 			err = write_failed(c->path, -errno, c->st->reports_written, diag);
@@ -571,8 +564,7 @@ int pk_oa_capture_run(struct pk_oa_device *dev, const struct pk_oa_capture_opts 
 			return pk_diag_fail(diag, err, err == -ENOMEM ?
 					    "cannot allocate a circular buffer of %zu bytes" :
 					    "a circular buffer of %zu bytes cannot hold one report", ring_size);
-		c.ring_mode = true;
-	}
+			}
 	c.chunk = malloc(c.chunk_size);
 	if (!c.chunk) {
 		oa_ring_release(&c.ring);
@@ -600,7 +592,7 @@ int pk_oa_capture_run(struct pk_oa_device *dev, const struct pk_oa_capture_opts 
 	snprintf(di.metric_set_uuid, sizeof(di.metric_set_uuid), "%s", uuid ? uuid : "");
 	if ((err = pk_oa_write_version(&c.header, 1)) || (err = pk_oa_write_device_info(&c.header, &di)) ||
 	    (err = pk_oa_write_topology(&c.header, &dev->topo)) ||
-	    (!c.ring_mode && (err = pk_buf_append(&c.buf, c.header.data, c.header.len)))) {
+	    (!in_ring_mode(&c) && (err = pk_buf_append(&c.buf, c.header.data, c.header.len)))) {
 		pk_diag_fail(diag, err, "cannot build the recording's header: %s", strerror(-err));
 		goto out;
 	}

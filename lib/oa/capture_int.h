@@ -38,6 +38,5 @@ struct pk_oa_device {
 
 /* i915 perf revision that takes DRM_I915_PERF_PROP_POLL_OA_PERIOD (i915_drm.h) */
 #define PERF_REVISION_POLL_PERIOD 5
-#define POLL_PERIOD_MIN_NS 100000ull
 
 #endif
