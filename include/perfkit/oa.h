@@ -1089,7 +1089,9 @@ struct pk_oa_capture_opts {
 	 * Circular-buffer mode (i915-perf-recorder -s): keep only the most
 	 * recent ring_size bytes of records in memory, and write them to the
 	 * file when the capture ends (pk_oa_capture_snapshot writes them
-	 * elsewhere meanwhile). 0: every record goes to the file as it comes.
+	 * elsewhere meanwhile); until then the file holds the header and the
+	 * first correlation point, a recording of no reports. 0: every record
+	 * goes to the file as it comes.
 	 */
 	size_t ring_size;
 	/*

@@ -24,6 +24,7 @@
  * OA_REPORT_LOST, OA_BUFFER_LOST), copied into the recording as they are,
  * the way IGT's i915-perf-recorder does (gpu.md 1.7). In circular-buffer
  * mode they go to a ring (lib/oa/ring.c) instead, written out at the end
+ * (over the header and first correlation point the file holds meanwhile)
  * and on pk_oa_capture_snapshot.
  *
  * Every kernel call goes through the struct pk_oa_dev_ops of lib/oa/device.c.
@@ -236,6 +237,30 @@ static int flush_out(struct pk_oa_capture *c, struct pk_diag *diag)
 	c->buf.len = 0;
 	c->buf_reports = 0;
 	return err;
+}
+
+/*
+ * In circular-buffer mode the file holds, until the end writes the ring
+ * over it, the header and what is buffered (the first correlation point):
+ * a recorder killed (SIGKILL) before the end leaves a recording of its
+ * device and no reports, not an empty file. Written at offset 0, leaving
+ * the file offset there for the end.
+ */
+static int write_placeholder(struct pk_oa_capture *c, struct pk_diag *diag)
+{
+	size_t kept = 0, kept_buf = 0;
+	uint64_t samples;
+	int err;
+
+	err = write_records(c->out_fd, 0, (const uint8_t *)c->header.data, c->header.len, &kept, &samples);
+	if (!err)
+		err = write_records(c->out_fd, (off_t)kept, (const uint8_t *)c->buf.data, c->buf.len,
+				    &kept_buf, &samples);
+	if (err)
+		return write_failed(c->path, err, 0, diag);
+	if (lseek(c->out_fd, 0, SEEK_SET) < 0)
+		return write_failed(c->path, -errno, 0, diag);
+	return 0;
 }
 
 /* Correlation point @k into the recording. */
@@ -564,7 +589,7 @@ int pk_oa_capture_run(struct pk_oa_device *dev, const struct pk_oa_capture_opts 
 			return pk_diag_fail(diag, err, err == -ENOMEM ?
 					    "cannot allocate a circular buffer of %zu bytes" :
 					    "a circular buffer of %zu bytes cannot hold one report", ring_size);
-			}
+	}
 	c.chunk = malloc(c.chunk_size);
 	if (!c.chunk) {
 		oa_ring_release(&c.ring);
@@ -596,7 +621,8 @@ int pk_oa_capture_run(struct pk_oa_device *dev, const struct pk_oa_capture_opts 
 		pk_diag_fail(diag, err, "cannot build the recording's header: %s", strerror(-err));
 		goto out;
 	}
-	if ((err = put_correlation(&c, &first, diag)) || (err = flush_out(&c, diag)))
+	if ((err = put_correlation(&c, &first, diag)) ||
+	    (in_ring_mode(&c) && (err = write_placeholder(&c, diag))) || (err = flush_out(&c, diag)))
 		goto out;
 
 	err = loop(&c, diag);

@@ -9,7 +9,8 @@
 # on an old kernel; "did you mean" for -m;
 # EACCES explained; -s keeps the last records; -f takes i915-perf-control's
 # DUMP and QUIT, and refuses a path that exists; -- CMD gives its exit
-# status; Ctrl-C leaves a complete file.
+# status; Ctrl-C leaves a complete file; SIGKILL with -s leaves a
+# recording of the device and no reports.
 . "$(dirname "$0")/tap-lib.bash"
 [ -x "$PERFKIT" ] || skip_all "$PERFKIT not built"
 : "${PK_FAKE_I915_SO:=build/tests/pk-fake-i915.so}"
@@ -163,5 +164,17 @@ is "$?" 0 "Ctrl-C: exit 0"
 grep -q 'interrupted by a signal; the file is complete' "$TMP/err"
 ok $? "it says the file is complete"
 decodes "$TMP/int.rec" "$(summary_reports "$TMP/err")" "Ctrl-C"
+
+# SIGKILL in circular-buffer mode: the ring is lost, the file still reads
+LD_PRELOAD=$SO "$PERFKIT" "${REC[@]}" -s 16 -o "$TMP/kill.rec" 2>"$TMP/err" &
+pid=$!
+sleep 0.5
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+is "$?" 137 "-s, SIGKILL: the recorder is killed"
+"$PERFKIT" oa report --json --metrics-dir "$META" "$TMP/kill.rec" >"$TMP/kill.json" 2>"$TMP/err"
+is "$?" 0 "-s, SIGKILL: perfkit oa report reads what is left"
+tr -d ' \n' <"$TMP/kill.json" | grep -q '"symbol":"RenderBasic".*"reports":0,"lost":0,"segments":\[\]'
+ok $? "-s, SIGKILL: a RenderBasic recording of no reports, not an empty file"
 
 done_testing

@@ -1018,7 +1018,27 @@ struct snap {
 	uint64_t reports;
 	const char *file, *bad_file;
 	struct pk_diag d, bad_d;
+	const char *live_file;    /* the recording, read at poll 50 into live_* */
+	int live_err;
+	size_t live_reports, live_corr;
+	char live_set[257];
 };
+
+/* What a reader finds in the recording being made (as after a SIGKILL at this poll). */
+static void read_live(struct snap *s)
+{
+	struct pk_oa_recording *rec = NULL;
+	struct pk_diag d;
+
+	pk_diag_init(&d);
+	s->live_err = pk_oa_recording_read_file(s->live_file, &rec, &d);
+	if (s->live_err)
+		return;
+	s->live_reports = pk_oa_recording_n_reports(rec);
+	pk_oa_recording_correlations(rec, &s->live_corr);
+	snprintf(s->live_set, sizeof(s->live_set), "%s", pk_oa_recording_device(rec)->metric_set_name);
+	pk_oa_recording_free(rec);
+}
 
 /*
  * What perfkit oa record's command fifo does: a dump at poll 100 (about
@@ -1029,6 +1049,8 @@ static int snap_control(void *ctx, struct pk_oa_capture *cap)
 	struct snap *s = ctx;
 
 	s->polls++;
+	if (s->polls == 50 && s->live_file)
+		read_live(s);
 	if (s->polls == 100) {
 		pk_diag_init(&s->d);
 		s->err = pk_oa_capture_snapshot(cap, s->file, &s->reports, &s->d);
@@ -1063,6 +1085,7 @@ static void test_ring(void)
 	co.control_ctx = &sn;
 	sn.file = snap_file;
 	sn.bad_file = bad_file;
+	sn.live_file = file;
 	if (open_dev(&f, &ops, &dev, &d) == 0) {
 		err = pk_oa_capture_run(dev, &co, file, &st, &d);
 		is_int(err, 0, "a 0.4 s capture into a 16 KiB ring succeeds (%s)", d.msg);
@@ -1081,6 +1104,10 @@ static void test_ring(void)
 		is_int(first + st.reports_written, f.n_reports, "ring: the file ends with the last report read");
 		reader_counts(file, st.reports_written, "ring");
 
+		ok(sn.live_err == 0 && sn.live_reports == 0 && sn.live_corr == 1 &&
+		   strcmp(sn.live_set, "RenderBasic") == 0,
+		   "meanwhile the file is a recording of the device (%s), one correlation point and no reports "
+		   "(%zu, %zu): what a SIGKILL leaves", sn.live_set, sn.live_corr, sn.live_reports);
 		is_int(sn.err, 0, "a snapshot at poll 100 (%s)", sn.d.msg);
 		is_int(st.snapshots, 1, "stats: one snapshot written");
 		holds_reports(snap_file, &f, sn.reports, &snap_first, "snapshot");
