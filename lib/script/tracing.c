@@ -23,6 +23,7 @@
  */
 #include <byteswap.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <event-parse.h>
@@ -91,6 +92,37 @@ static char *take_text(struct tcur *c, uint64_t n)
 	return t;
 }
 
+/* The tracepoint name of format @text ("name: NAME" first), or "?". */
+static void format_name(const char *text, char *name, size_t sz)
+{
+	if (!strncmp(text, "name: ", 6))
+		snprintf(name, sz, "%.*s", (int)strcspn(text + 6, "\n"), text + 6);
+	else
+		snprintf(name, sz, "?");
+}
+
+/*
+ * libtraceevent 1.7 compares the token after a field's '[' with "]"
+ * without checking that there is one, and crashes (a NULL strcmp) when the
+ * '[' is followed only by spaces up to the format's end, or up to a byte it
+ * reads as no token: a NUL, a control byte, a byte from 0x80. Where
+ * @text (@n bytes) has such a '[', its offset; else -1. ('\n' is a token.
+ * Only a field's first '[' crashes it, but any '[' is checked: a quoted
+ * one, or a second dimension's, before such bytes is no kernel's either.)
+ */
+static long bracket_without_token(const char *text, size_t n)
+{
+	for (const char *b = memchr(text, '[', n); b; b = memchr(b + 1, '[', n - (size_t)(b + 1 - text))) {
+		const char *p = b + 1, *end = text + n;
+
+		while (p < end && *p != '\n' && (*p == ' ' || (*p >= '\t' && *p <= '\r')))
+			p++;
+		if (p == end || (*p != '\n' && (*p < ' ' || *p > '~')))
+			return b - text;
+	}
+	return -1;
+}
+
 /*
  * libtraceevent could not read the format @text of a tracepoint of @sys
  * (a format it does not understand, or no memory: it reports some of its
@@ -101,10 +133,9 @@ static char *take_text(struct tcur *c, uint64_t n)
 static void warn_bad_format(struct tep_handle *tep, enum tep_errno err, const char *sys,
 			    const char *text)
 {
-	char why[128], name[65] = "?";
+	char why[128], name[65];
 
-	if (!strncmp(text, "name: ", 6))
-		snprintf(name, sizeof(name), "%.*s", (int)strcspn(text + 6, "\n"), text + 6);
+	format_name(text, name, sizeof(name));
 	if (tep_strerror(tep, err, why, sizeof(why)))
 		snprintf(why, sizeof(why), "error %d", (int)err);
 	pk_log(PK_LOG_WARN, "tracepoint '%s:%s': libtraceevent cannot read its format (%s): its "
@@ -115,6 +146,7 @@ static int parse_formats(struct tep_handle *tep, struct tcur *c, const char *sys
 {
 	enum tep_errno err;
 	uint32_t nr;
+	long bracket;
 
 	if (take_u32(c, &nr))
 		return -1;
@@ -124,9 +156,16 @@ static int parse_formats(struct tep_handle *tep, struct tcur *c, const char *sys
 
 		if (take_u64(c, &size) || !(text = take_text(c, size)))
 			return -1;
-		err = tep_parse_event(tep, text, (unsigned long)size, sys);
-		if (err)
+		if ((bracket = bracket_without_token(text, (size_t)size)) >= 0) {
+			char name[65];
+
+			format_name(text, name, sizeof(name));
+			pk_log(PK_LOG_WARN, "tracepoint '%s:%s': its format has a '[' with nothing after it "
+			       "(byte %ld of the format), which libtraceevent cannot read: its fields "
+			       "will not be printed", sys, name, bracket);
+		} else if ((err = tep_parse_event(tep, text, (unsigned long)size, sys))) {
 			warn_bad_format(tep, err, sys, text);
+		}
 		free(text);
 	}
 	return 0;
