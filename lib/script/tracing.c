@@ -92,35 +92,15 @@ static char *take_text(struct tcur *c, uint64_t n)
 	return t;
 }
 
-/* The tracepoint name of format @text ("name: NAME" first), or "?". */
+/* The tracepoint name of format @text ("name: NAME" first, the space optional), or "?". */
 static void format_name(const char *text, char *name, size_t sz)
 {
-	if (!strncmp(text, "name: ", 6))
-		snprintf(name, sz, "%.*s", (int)strcspn(text + 6, "\n"), text + 6);
-	else
+	if (!strncmp(text, "name:", 5)) {
+		text += 5 + strspn(text + 5, " \t");
+		snprintf(name, sz, "%.*s", (int)strcspn(text, "\n"), text);
+	} else {
 		snprintf(name, sz, "?");
-}
-
-/*
- * libtraceevent 1.7 compares the token after a field's '[' with "]"
- * without checking that there is one, and crashes (a NULL strcmp) when the
- * '[' is followed only by spaces up to the format's end, or up to a byte it
- * reads as no token: a NUL, a control byte, a byte from 0x80. Where
- * @text (@n bytes) has such a '[', its offset; else -1. ('\n' is a token.
- * Only a field's first '[' crashes it, but any '[' is checked: a quoted
- * one, or a second dimension's, before such bytes is no kernel's either.)
- */
-static long bracket_without_token(const char *text, size_t n)
-{
-	for (const char *b = memchr(text, '[', n); b; b = memchr(b + 1, '[', n - (size_t)(b + 1 - text))) {
-		const char *p = b + 1, *end = text + n;
-
-		while (p < end && *p != '\n' && (*p == ' ' || (*p >= '\t' && *p <= '\r')))
-			p++;
-		if (p == end || (*p != '\n' && (*p < ' ' || *p > '~')))
-			return b - text;
 	}
-	return -1;
 }
 
 /*
@@ -142,11 +122,13 @@ static void warn_bad_format(struct tep_handle *tep, enum tep_errno err, const ch
 	       "fields will not be printed", sys, name, why);
 }
 
-static int parse_formats(struct tep_handle *tep, struct tcur *c, const char *sys)
+static int parse_formats(struct tep_handle *tep, struct tcur *c, const char *sys, struct pk_trace_trial *t)
 {
 	enum tep_errno err;
 	uint32_t nr;
-	long bracket;
+	char what[96];
+	size_t at;
+	int fault;
 
 	if (take_u32(c, &nr))
 		return -1;
@@ -156,13 +138,24 @@ static int parse_formats(struct tep_handle *tep, struct tcur *c, const char *sys
 
 		if (take_u64(c, &size) || !(text = take_text(c, size)))
 			return -1;
-		if ((bracket = bracket_without_token(text, (size_t)size)) >= 0) {
+		if ((fault = pk_tracing_format_fault(text, (size_t)size, &at, what, sizeof(what)))) {
 			char name[65];
 
 			format_name(text, name, sizeof(name));
-			pk_log(PK_LOG_WARN, "tracepoint '%s:%s': its format has a '[' with nothing after it "
-			       "(byte %ld of the format), which libtraceevent cannot read: its fields "
-			       "will not be printed", sys, name, bracket);
+			if (fault < 0)
+				pk_log(PK_LOG_WARN, "tracepoint '%s:%s': out of memory checking its format: its "
+				       "fields will not be printed", sys, name);
+			else
+				pk_log(PK_LOG_WARN, "tracepoint '%s:%s': its format has %s (byte %zu of the "
+				       "format), which libtraceevent cannot read: its fields will not be "
+				       "printed", sys, name, what, at);
+		} else if (!pk_trace_trial_step(t)) {
+			char name[65];
+
+			format_name(text, name, sizeof(name));
+			if (!t->gave_up)     /* (when it did, pk_tracing_parse says so) */
+				pk_log(PK_LOG_WARN, "tracepoint '%s:%s': libtraceevent crashed reading its format "
+				       "in a trial run: its fields will not be printed", sys, name);
 		} else if ((err = tep_parse_event(tep, text, (unsigned long)size, sys))) {
 			warn_bad_format(tep, err, sys, text);
 		}
@@ -214,7 +207,16 @@ static int keep_printk_lines(char *text)
 	return out != text;
 }
 
-struct tep_handle *pk_tracing_parse(const void *blob, size_t len)
+/* A section libtraceevent crashed on in a trial run (not a format: formats say which they are). */
+static void warn_crashed(const struct pk_trace_trial *t, const char *section, const char *consequence)
+{
+	if (!t->gave_up)
+		pk_log(PK_LOG_WARN, "tracing data: libtraceevent crashed reading its %s in a trial run: %s", section,
+	       consequence);
+}
+
+/* The tep handle of blob @blob (@len bytes), each libtraceevent call a step of trial @t. */
+static struct tep_handle *parse_blob(const void *blob, size_t len, struct pk_trace_trial *t)
 {
 	static const char magic[10] = "\x17\x08\x44tracing";
 	struct tcur c = { .p = blob, .len = len };
@@ -249,36 +251,47 @@ struct tep_handle *pk_tracing_parse(const void *blob, size_t len)
 	if (take(&c, tag, 12) || memcmp(tag, "header_page", 12) || take_u64(&c, &size) ||
 	    !(text = take_text(&c, size)))
 		goto bad_tep;
-	tep_parse_header_page(tep, text, (unsigned long)size, long_size);
+	if (pk_trace_trial_step(t))
+		tep_parse_header_page(tep, text, (unsigned long)size, long_size);
+	else
+		warn_crashed(t, "header_page", "tracepoint fields may print wrong");
 	free(text);
 	if (take(&c, tag, 13) || memcmp(tag, "header_event", 13) || take_u64(&c, &size) ||
 	    !pk_range_ok(c.off, size, c.len))
 		goto bad_tep;
 	c.off += (size_t)size;
-	if (parse_formats(tep, &c, "ftrace"))
+	if (parse_formats(tep, &c, "ftrace", t))
 		goto bad_tep;
 	if (take_u32(&c, &nr_sys))
 		goto bad_tep;
 	for (uint32_t i = 0; i < nr_sys; i++) {
 		const char *sys = take_str(&c);
 
-		if (!sys || parse_formats(tep, &c, sys))
+		if (!sys || parse_formats(tep, &c, sys, t))
 			goto bad_tep;
 	}
 	/* the rest only improves symbol and string printing: stop quietly if short */
 	if (take_u32(&c, &sz32) || !(text = take_text(&c, sz32)))
 		return tep;
-	if (sz32)
+	if (sz32 && pk_trace_trial_step(t))
 		tep_parse_kallsyms(tep, text);
+	else if (sz32)
+		warn_crashed(t, "kallsyms", "kernel symbols in tracepoint fields will not be named");
 	free(text);
 	if (take_u32(&c, &sz32) || !(text = take_text(&c, sz32)))
 		return tep;
-	if (sz32 && keep_printk_lines(text))
-		tep_parse_printk_formats(tep, text);
+	if (sz32 && keep_printk_lines(text)) {
+		if (pk_trace_trial_step(t))
+			tep_parse_printk_formats(tep, text);
+		else
+			warn_crashed(t, "printk formats", "some tracepoint strings will print as addresses");
+	}
 	free(text);
 	if (strcmp(version, "0.6") >= 0 && !take_u64(&c, &size) && (text = take_text(&c, size))) {
-		if (size)
+		if (size && pk_trace_trial_step(t))
 			tep_parse_saved_cmdlines(tep, text);
+		else if (size)
+			warn_crashed(t, "saved command lines", "some tracepoint fields will not name their task");
 		free(text);
 	}
 	return tep;
@@ -287,6 +300,33 @@ bad_tep:
 bad:
 	pk_log(PK_LOG_WARN, "tracing data cannot be parsed: tracepoint fields will not be printed");
 	return NULL;
+}
+
+struct parse_run {
+	const void *blob;
+	size_t len;
+	struct tep_handle *tep;
+};
+
+static void parse_body(void *ctx, struct pk_trace_trial *t)
+{
+	struct parse_run *r = ctx;
+
+	r->tep = parse_blob(r->blob, r->len, t);
+}
+
+struct tep_handle *pk_tracing_parse(const void *blob, size_t len)
+{
+	struct parse_run r = { blob, len, NULL };
+	struct pk_trace_trial t;
+
+	if (pk_trace_trial_run(&t, parse_body, &r)) {
+		pk_log(PK_LOG_WARN, "tracing data: libtraceevent crashed on %d of its parts in trial runs: "
+		       "tracepoint fields will not be printed", PK_TRACE_TRIAL_MAX);
+		pk_tracing_free(r.tep);
+		return NULL;
+	}
+	return r.tep;
 }
 
 void pk_tracing_free(struct tep_handle *tep)

@@ -15,6 +15,37 @@ struct tep_handle;
 struct tep_handle *pk_tracing_parse(const void *blob, size_t len);
 void pk_tracing_free(struct tep_handle *tep);
 /*
+ * tracing_check.c: whether tracepoint format @text (@n bytes) holds what
+ * libtraceevent 1.7 would crash on: 1 with its offset in *@at and its
+ * words in @what (@sz bytes); 0 if not; -1 out of memory.
+ */
+int pk_tracing_format_fault(const char *text, size_t n, size_t *at, char *what, size_t sz);
+
+/*
+ * tracing_trial.c: run @body, which makes its libtraceevent calls as steps
+ * (each only when pk_trace_trial_step() says so), one step behind a child
+ * process running it first; a step that crashes the child is left out
+ * (and a new child runs on without it). 0 when done; -1 when more than
+ * PK_TRACE_TRIAL_MAX - 1 steps crashed children and the rest were left out.
+ */
+#define PK_TRACE_TRIAL_MAX 8
+struct pk_trace_trial {
+	uint32_t crashed[PK_TRACE_TRIAL_MAX];   /* steps left out */
+	size_t n_crashed;
+	uint32_t step;                          /* the next step's number */
+	int gave_up;                            /* PK_TRACE_TRIAL_MAX crashed: no more steps */
+	void (*body)(void *ctx, struct pk_trace_trial *t);
+	void *ctx;
+	int is_child;
+	int fd;                                 /* the step pipe: the child writes, the caller reads */
+	int pid;                                /* the caller's child, 0 none (no trial) */
+	uint32_t child_at;                      /* the step the child started last */
+	int child_seen, child_done;
+};
+int pk_trace_trial_run(struct pk_trace_trial *t, void (*body)(void *ctx, struct pk_trace_trial *t), void *ctx);
+/* Before a step: 1 make it, 0 leave it out (it crashed a child). */
+int pk_trace_trial_step(struct pk_trace_trial *t);
+/*
  * Append the TEP_PRINT_INFO text of the tracepoint sample to @o (nothing if
  * the event is unknown), or with @fields every field as " name=value"
  * (perf report --raw-trace, trace_fields.c). @scratch: PK_TRACE_SCRATCH zeroed bytes. 0, or

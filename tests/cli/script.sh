@@ -300,7 +300,7 @@ exec(sys.argv[3]); open(sys.argv[2], "wb").write(d)' "$TMP/tp.data" "$TMP/tp-bad
 	# (found by fuzz_report; perf 6.1 crashes on this file too)
 	spoiled "a '[' libtraceevent would crash on" \
 		'j = d.index(b"common_type;", i); assert j - i < 200; d = d[:j] + b"common_typ[\x01" + d[j + 12:]' \
-		"its format has a '\[' with nothing after it (byte [0-9]* of the format)"
+		"its format has a byte 0x01 that is not text (byte [0-9]* of the format)"
 	"$PERFKIT" report -i "$TMP/tp-bad.data" --stdio --sort trace >"$TMP/k" 2>"$TMP/k.err"
 	is "$?" 0 "tracepoint with a '[' libtraceevent would crash on: report --sort trace exits 0"
 else
