@@ -341,6 +341,7 @@ int pk_tracing_print(struct tep_handle *tep, struct trace_seq *seq, uint8_t *scr
 {
 	struct tep_record rec;
 	struct tep_event *ev;
+	const char *bad;
 
 	if (!tep || !raw || id > INT32_MAX)
 		return 0;
@@ -364,6 +365,15 @@ int pk_tracing_print(struct tep_handle *tep, struct trace_seq *seq, uint8_t *scr
 		pk_tracing_print_fields(tep, ev, scratch, PK_TRACE_SCRATCH, o);
 		memset(scratch, 0, raw_size);
 		return o->err ? -ENOMEM : 0;
+	}
+	if ((bad = pk_tracing_record_fault(tep, ev, scratch, raw_size))) {
+		static int warned;
+
+		if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+			pk_log(PK_LOG_WARN, "tracepoint '%s:%s': a sample's dynamic field '%s' lies outside it "
+			       "or is empty: such samples print without their fields", ev->system, ev->name, bad);
+		memset(scratch, 0, raw_size);
+		return 0;
 	}
 	tep_print_event(tep, seq, &rec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(seq);

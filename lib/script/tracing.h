@@ -20,6 +20,14 @@ void pk_tracing_free(struct tep_handle *tep);
  * words in @what (@sz bytes); 0 if not; -1 out of memory.
  */
 int pk_tracing_format_fault(const char *text, size_t n, size_t *at, char *what, size_t sz);
+/*
+ * tracing_check.c: the name of a dynamic field of record @data (@size
+ * bytes) of event @ev that libtraceevent 1.7 would print from garbage
+ * (its bytes outside the record, or an empty bitmask); NULL if none.
+ */
+struct tep_event;
+const char *pk_tracing_record_fault(struct tep_handle *tep, const struct tep_event *ev, const uint8_t *data,
+				    uint32_t size);
 
 /*
  * tracing_trial.c: run @body, which makes its libtraceevent calls as steps

@@ -14,10 +14,18 @@
  *     fields: inside __print_flags() and __print_symbolic() it marks the
  *     field it did not find. The kernel writes the print line from the
  *     same declaration as the fields (__entry->NAME), so each is one.
+ *
+ * and records it would allocate gigabytes for (pk_tracing_record_fault):
+ *
+ *   - a __data_loc or __rel_loc field whose bytes lie outside the record,
+ *     or an empty one printed as a bitmask or cpumask: its bitmask printer
+ *     then sizes its buffer from an uninitialized length (found by
+ *     fuzz_tracing: malloc(3183856186)). The kernel writes neither.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <event-parse.h>
 #include "script/tracing.h"
 
 struct span {
@@ -177,4 +185,34 @@ int pk_tracing_format_fault(const char *text, size_t n, size_t *at, char *what, 
 	*at = (size_t)off;
 	snprintf(what, sz, "REC->%.*s, which is none of its fields", (int)(which.n < 64 ? which.n : 64), which.p);
 	return 1;
+}
+
+/* Whether field @f is the field of a top-level __get_bitmask() or __get_cpumask() argument of @ev. */
+static int printed_as_bitmask(const struct tep_event *ev, const struct tep_format_field *f)
+{
+	for (const struct tep_print_arg *a = ev->print_fmt.args; a; a = a->next)
+		if ((a->type == TEP_PRINT_BITMASK || a->type == TEP_PRINT_CPUMASK) && a->bitmask.field == f)
+			return 1;
+	return 0;
+}
+
+const char *pk_tracing_record_fault(struct tep_handle *tep, const struct tep_event *ev, const uint8_t *data,
+				    uint32_t size)
+{
+	for (const struct tep_format_field *f = ev->format.fields; f; f = f->next) {
+		uint64_t loc, off, len;
+
+		if (!(f->flags & TEP_FIELD_IS_DYNAMIC))
+			continue;
+		if (f->offset < 0 || (uint64_t)f->offset + 4 > size)
+			return f->name;
+		loc = tep_read_number(tep, data + f->offset, 4);
+		off = loc & 0xffff;
+		len = (loc >> 16) & 0xffff;
+		if (f->flags & TEP_FIELD_IS_RELATIVE)
+			off += (uint64_t)f->offset + (uint64_t)(f->size > 0 ? f->size : 0);
+		if (off + len > size || (len == 0 && printed_as_bitmask(ev, f)))
+			return f->name;
+	}
+	return NULL;
 }

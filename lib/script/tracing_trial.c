@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,8 +28,9 @@
 
 #define TRIAL_DONE UINT32_MAX
 
-/* Set in sanitizer builds: where their reports go. */
+/* Set in sanitizer builds: where their reports go, and what runs before they end the process. */
 extern void __sanitizer_set_report_path(const char *path) __attribute__((weak));
+extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
 
 static int is_crashed(const struct pk_trace_trial *t, uint32_t n)
 {
@@ -41,12 +43,21 @@ static int is_crashed(const struct pk_trace_trial *t, uint32_t n)
 /* The child: the body with its steps told on @fd, its messages to /dev/null. */
 static _Noreturn void child(struct pk_trace_trial *t, int fd)
 {
+	static const int deadly[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 	uint32_t done = TRIAL_DONE;
 	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
 	if (null >= 0)
 		dup2(null, STDERR_FILENO);
-	/* a sanitizer's report of the crash this child is for goes there too, not to its log_path */
+	/*
+	 * The crash this child is for ends it at once: no sanitizer reports it
+	 * (to its log_path) and no fuzzer saves the input as a crash of its
+	 * own; what a sanitizer still reports goes to /dev/null.
+	 */
+	for (size_t i = 0; i < sizeof(deadly) / sizeof(deadly[0]); i++)
+		signal(deadly[i], SIG_DFL);
+	if (__sanitizer_set_death_callback)
+		__sanitizer_set_death_callback(NULL);
 	if (__sanitizer_set_report_path)
 		__sanitizer_set_report_path("stderr");
 	t->is_child = 1;

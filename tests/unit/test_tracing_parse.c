@@ -251,6 +251,64 @@ static void test_trial(struct blob *x)
 }
 
 /*
+ * A record whose __data_loc cpumask lies outside it, or is empty: libtraceevent
+ * 1.7 would size its bitmask buffer from an uninitialized length
+ * (malloc(3183856186), found by fuzz_tracing). It prints without its
+ * fields, warned once; a good record of the same event prints its mask.
+ */
+static void test_bad_records(struct blob *x)
+{
+	static const char cpumask[] =
+		"name: ipi_send_cpumask\nID: 9\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:__data_loc cpumask_t cpumask;\toffset:8;\tsize:4;\tsigned:0;\n"
+		"\tfield:void * callsite;\toffset:16;\tsize:8;\tsigned:0;\n\n"
+		"print fmt: \"cpumask=%s callsite=%p\", __get_cpumask(cpumask), REC->callsite\n";
+	static const struct { uint16_t off, len; const char *want; } rec[] = {
+		{ 24, 8, "cpumask=0-3 callsite=(nil)" },
+		{ 40, 8, "" },           /* past the record's 32 bytes */
+		{ 30, 8, "" },           /* across its end */
+		{ 24, 0, "" },           /* empty */
+		{ 24, 8, "cpumask=0-3 callsite=(nil)" },
+	};
+	static uint8_t scratch[PK_TRACE_SCRATCH];
+	struct tep_handle *tep = pk_tracing_parse(x->b, build(x, "", cpumask, sizeof(cpumask) - 1));
+	struct trace_seq seq;
+	struct pk_obuf o;
+
+	ok(tep && tep_find_event(tep, 9), "the cpumask event is read");
+	if (!tep || pk_obuf_init(&o, NULL)) {
+		pk_tracing_free(tep);
+		return;
+	}
+	pk_log_set_callback(on_log);
+	n_warnings = 0;
+	trace_seq_init(&seq);
+	for (size_t i = 0; i < sizeof(rec) / sizeof(rec[0]); i++) {
+		uint8_t raw[32] = { 9, 0 };
+
+		memcpy(raw + 8, &rec[i].off, 2);
+		memcpy(raw + 10, &rec[i].len, 2);
+		raw[24] = 0x0f;
+		o.len = 0;
+		pk_tracing_print(tep, &seq, scratch, 9, 0, raw, sizeof(raw), 0, &o);
+		pk_obuf_putc(&o, '\0');
+		is_str((const char *)o.buf, rec[i].want, "cpumask at %u, %u bytes: '%s'", rec[i].off, rec[i].len,
+		       rec[i].want);
+	}
+	ok(n_warnings == 1 && strstr(warning, "tracepoint 'test:ipi_send_cpumask': a sample's dynamic field "
+				     "'cpumask' lies outside it or is empty"),
+	   "warned once (%u): %s", n_warnings, warning);
+	pk_log_set_callback(NULL);
+	trace_seq_destroy(&seq);
+	pk_obuf_release(&o);
+	pk_tracing_free(tep);
+}
+
+/*
  * Every format of the running kernel (/sys/kernel/tracing/events, where
  * readable) passes the check: the kernel writes none it refuses.
  */
@@ -312,6 +370,8 @@ int main(void)
 		test_crashing_formats(x);
 	if (x)
 		test_trial(x);
+	if (x)
+		test_bad_records(x);
 	test_kernel_formats();
 	free(x);
 	return done_testing();
