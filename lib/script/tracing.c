@@ -320,7 +320,7 @@ struct tep_handle *pk_tracing_parse(const void *blob, size_t len)
 	struct parse_run r = { blob, len, NULL };
 	struct pk_trace_trial t;
 
-	if (pk_trace_trial_run(&t, parse_body, &r)) {
+	if (pk_trace_trial_run(&t, parse_body, &r, PK_TRACE_TRIAL_STALL_MS)) {
 		pk_log(PK_LOG_WARN, "tracing data: libtraceevent crashed on %d of its parts in trial runs: "
 		       "tracepoint fields will not be printed", PK_TRACE_TRIAL_MAX);
 		pk_tracing_free(r.tep);

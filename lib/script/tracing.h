@@ -33,8 +33,9 @@ const char *pk_tracing_record_fault(struct tep_handle *tep, const struct tep_eve
  * tracing_trial.c: run @body, which makes its libtraceevent calls as steps
  * (each only when pk_trace_trial_step() says so), one step behind a child
  * process running it first; a step that crashes the child is left out
- * (and a new child runs on without it). 0 when done; -1 when more than
- * PK_TRACE_TRIAL_MAX - 1 steps crashed children and the rest were left out.
+ * (and a new child runs on without it), and so is one it spends more than
+ * @stall_ms on. 0 when done; -1 when PK_TRACE_TRIAL_MAX steps crashed
+ * children and the rest were left out.
  */
 #define PK_TRACE_TRIAL_MAX 8
 struct pk_trace_trial {
@@ -49,8 +50,12 @@ struct pk_trace_trial {
 	int pid;                                /* the caller's child, 0 none (no trial) */
 	uint32_t child_at;                      /* the step the child started last */
 	int child_seen, child_done;
+	int stall_ms;                           /* a child this long without a message hangs */
 };
-int pk_trace_trial_run(struct pk_trace_trial *t, void (*body)(void *ctx, struct pk_trace_trial *t), void *ctx);
+int pk_trace_trial_run(struct pk_trace_trial *t, void (*body)(void *ctx, struct pk_trace_trial *t), void *ctx,
+		       int stall_ms);
+/* How long pk_tracing_parse's child may spend on one step (libtraceevent takes microseconds): more hangs. */
+#define PK_TRACE_TRIAL_STALL_MS 20000
 /* Before a step: 1 make it, 0 leave it out (it crashed a child). */
 int pk_trace_trial_step(struct pk_trace_trial *t);
 /*

@@ -13,12 +13,15 @@
  * behind it, on another core. When the child dies in the step the caller
  * waits on, that step is marked and left out, and a new child runs the
  * body again without it (from the start: a step may depend on the ones
- * before). After PK_TRACE_TRIAL_MAX marked steps the caller makes no more.
+ * before). A child that makes no progress for stall_ms is killed, and its
+ * step left out the same way. After PK_TRACE_TRIAL_MAX marked steps the
+ * caller makes no more.
  * Where fork or pipe fails, or the child dies outside any step, the rest
  * of the steps are made without a trial.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
@@ -108,12 +111,24 @@ static void reap(struct pk_trace_trial *t)
 	t->pid = 0;
 }
 
-/* The child's next message into child_at / child_done; 0 at its end (it exited or died). */
+/*
+ * The child's next message into child_at / child_done; 0 at its end (it
+ * exited or died, or made no progress for stall_ms and was killed: a step
+ * that hangs is left out as one that crashes).
+ */
 static int next_message(struct pk_trace_trial *t)
 {
+	struct pollfd p = { .fd = t->fd, .events = POLLIN };
 	uint32_t n;
 	ssize_t r;
+	int ready;
 
+	while ((ready = poll(&p, 1, t->stall_ms)) < 0 && errno == EINTR)
+		;
+	if (ready == 0) {
+		kill(t->pid, SIGKILL);
+		return 0;
+	}
 	while ((r = read(t->fd, &n, sizeof(n))) < 0 && errno == EINTR)
 		;
 	if (r != (ssize_t)sizeof(n))
@@ -155,9 +170,11 @@ int pk_trace_trial_step(struct pk_trace_trial *t)
 	return 1;
 }
 
-int pk_trace_trial_run(struct pk_trace_trial *t, void (*body)(void *ctx, struct pk_trace_trial *t), void *ctx)
+int pk_trace_trial_run(struct pk_trace_trial *t, void (*body)(void *ctx, struct pk_trace_trial *t), void *ctx,
+		       int stall_ms)
 {
 	memset(t, 0, sizeof(*t));
+	t->stall_ms = stall_ms;
 	t->body = body;
 	t->ctx = ctx;
 	start_child(t);
