@@ -104,18 +104,17 @@ static void format_name(const char *text, char *name, size_t sz)
 }
 
 /*
- * libtraceevent could not read the format @text of a tracepoint of @sys
+ * libtraceevent could not read the format of tracepoint @sys:@name
  * (a format it does not understand, or no memory: it reports some of its
  * failed allocations as a bad format, and a bad name as no memory). The
  * event's fields are not printed. (A format whose print line it cannot
  * read is kept, and its lines say "[FAILED TO PARSE]".)
  */
 static void warn_bad_format(struct tep_handle *tep, enum tep_errno err, const char *sys,
-			    const char *text)
+			    const char *name)
 {
-	char why[128], name[65];
+	char why[128];
 
-	format_name(text, name, sizeof(name));
 	if (tep_strerror(tep, err, why, sizeof(why)))
 		snprintf(why, sizeof(why), "error %d", (int)err);
 	pk_log(PK_LOG_WARN, "tracepoint '%s:%s': libtraceevent cannot read its format (%s): its "
@@ -134,30 +133,24 @@ static int parse_formats(struct tep_handle *tep, struct tcur *c, const char *sys
 		return -1;
 	for (uint32_t i = 0; i < nr; i++) {
 		uint64_t size;
-		char *text;
+		char *text, name[65];
 
 		if (take_u64(c, &size) || !(text = take_text(c, size)))
 			return -1;
-		if ((fault = pk_tracing_format_fault(text, (size_t)size, &at, what, sizeof(what)))) {
-			char name[65];
-
-			format_name(text, name, sizeof(name));
-			if (fault < 0)
-				pk_log(PK_LOG_WARN, "tracepoint '%s:%s': out of memory checking its format: its "
-				       "fields will not be printed", sys, name);
-			else
-				pk_log(PK_LOG_WARN, "tracepoint '%s:%s': its format has %s (byte %zu of the "
-				       "format), which libtraceevent cannot read: its fields will not be "
-				       "printed", sys, name, what, at);
+		format_name(text, name, sizeof(name));
+		if ((fault = pk_tracing_format_fault(text, (size_t)size, &at, what, sizeof(what))) < 0) {
+			pk_log(PK_LOG_WARN, "tracepoint '%s:%s': out of memory checking its format: its "
+			       "fields will not be printed", sys, name);
+		} else if (fault) {
+			pk_log(PK_LOG_WARN, "tracepoint '%s:%s': its format has %s (byte %zu of the format), "
+			       "which libtraceevent cannot read: its fields will not be printed", sys, name,
+			       what, at);
 		} else if (!pk_trace_trial_step(t)) {
-			char name[65];
-
-			format_name(text, name, sizeof(name));
 			if (!t->gave_up)     /* (when it did, pk_tracing_parse says so) */
 				pk_log(PK_LOG_WARN, "tracepoint '%s:%s': libtraceevent crashed reading its format "
 				       "in a trial run: its fields will not be printed", sys, name);
 		} else if ((err = tep_parse_event(tep, text, (unsigned long)size, sys))) {
-			warn_bad_format(tep, err, sys, text);
+			warn_bad_format(tep, err, sys, name);
 		}
 		free(text);
 	}
