@@ -21,20 +21,30 @@ static int printable(const uint8_t *p, size_t len)
 	return 1;
 }
 
-static void print_array(struct tep_handle *tep, struct tep_format_field *f, const uint8_t *data, size_t size,
-			struct pk_obuf *o)
+int pk_tracing_field_bytes(struct tep_handle *tep, const struct tep_format_field *f, const uint8_t *data,
+			   size_t size, size_t *off, size_t *len)
 {
-	size_t off = (size_t)f->offset, len = (size_t)f->size;
-
+	if (f->offset < 0 || f->size < 0 || (size_t)f->offset + (size_t)f->size > size)
+		return -1;
+	*off = (size_t)f->offset;
+	*len = (size_t)f->size;
 	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
 		unsigned long long loc = tep_read_number(tep, data + f->offset, f->size);
 
-		off = loc & 0xffff;
-		len = (loc >> 16) & 0xffff;
+		*off = loc & 0xffff;
+		*len = (loc >> 16) & 0xffff;
 		if (f->flags & TEP_FIELD_IS_RELATIVE)
-			off += (size_t)f->offset + (size_t)f->size;
+			*off += (size_t)f->offset + (size_t)f->size;
 	}
-	if (off + len > size)
+	return *off + *len > size ? -1 : 0;
+}
+
+static void print_array(struct tep_handle *tep, struct tep_format_field *f, const uint8_t *data, size_t size,
+			struct pk_obuf *o)
+{
+	size_t off, len;
+
+	if (pk_tracing_field_bytes(tep, f, data, size, &off, &len))
 		return;
 	if ((f->flags & TEP_FIELD_IS_STRING) && printable(data + off, len)) {
 		pk_obuf_write(o, (const char *)data + off, strnlen((const char *)data + off, size - off));
@@ -70,12 +80,12 @@ void pk_tracing_print_fields(struct tep_handle *tep, struct tep_event *ev, const
 			     struct pk_obuf *o)
 {
 	for (struct tep_format_field *f = ev->format.fields; f; f = f->next) {
+		size_t off, len;
+
 		pk_obuf_printf(o, " %s=", f->name);
-		if (f->offset < 0 || f->size < 0 || (size_t)f->offset + (size_t)f->size > size)
-			continue;
 		if (f->flags & TEP_FIELD_IS_ARRAY)
 			print_array(tep, f, data, size, o);
-		else
+		else if (!pk_tracing_field_bytes(tep, f, data, size, &off, &len))
 			print_number(tep, f, data, o);
 	}
 }

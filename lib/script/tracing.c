@@ -204,8 +204,8 @@ static int keep_printk_lines(char *text)
 static void warn_crashed(const struct pk_trace_trial *t, const char *section, const char *consequence)
 {
 	if (!t->gave_up)
-		pk_log(PK_LOG_WARN, "tracing data: libtraceevent crashed reading its %s in a trial run: %s", section,
-	       consequence);
+		pk_log(PK_LOG_WARN, "tracing data: libtraceevent crashed reading its %s in a trial run: %s",
+		       section, consequence);
 }
 
 /* The tep handle of blob @blob (@len bytes), each libtraceevent call a step of trial @t. */

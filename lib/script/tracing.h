@@ -71,6 +71,14 @@ int pk_tracing_print(struct tep_handle *tep, struct trace_seq *seq, uint8_t *scr
 		     uint64_t id, int cpu, const void *raw, uint32_t raw_size, int fields,
 		     struct pk_obuf *o);
 
+/*
+ * trace_fields.c: where field @f's bytes lie in record @data (@size bytes):
+ * its own, or for a __data_loc / __rel_loc field those its location word
+ * names. 0, or -1 where they do not lie inside the record.
+ */
+struct tep_format_field;
+int pk_tracing_field_bytes(struct tep_handle *tep, const struct tep_format_field *f, const uint8_t *data,
+			   size_t size, size_t *off, size_t *len);
 /* trace_fields.c: every field of @ev's payload @data (@size bytes readable) as perf 6.1's --raw-trace. */
 struct tep_event;
 void pk_tracing_print_fields(struct tep_handle *tep, struct tep_event *ev, const uint8_t *data, size_t size,

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <event-parse.h>
+#include <perfkit/core.h>
 #include "script/tracing.h"
 
 struct span {
@@ -62,15 +63,12 @@ static long lexical_fault(const char *text, size_t n, int *bracket)
 			return (long)i;
 		}
 	}
-	for (const char *b = memchr(text, '[', n); b; b = memchr(b + 1, '[', n - (size_t)(b + 1 - text))) {
-		const char *p = b + 1, *end = text + n;
-
-		while (p < end && *p != '\n' && is_space(*p))
-			p++;
-		if (p == end) {
-			*bracket = 1;
-			return b - text;
-		}
+	/* (every byte is text now: only the last '[' can have nothing after it) */
+	while (n && text[n - 1] != '\n' && is_space(text[n - 1]))
+		n--;
+	if (n && text[n - 1] == '[') {
+		*bracket = 1;
+		return (long)n - 1;
 	}
 	return -1;
 }
@@ -107,14 +105,9 @@ static long field_names(const char *text, const char *print, struct span **out)
 			s--;
 		if (s == e)
 			continue;
-		if (count == cap) {
-			struct span *w = realloc(v, (cap = cap ? cap * 2 : 16) * sizeof(*v));
-
-			if (!w) {
-				free(v);
-				return -1;
-			}
-			v = w;
+		if (pk_array_grow((void **)&v, &cap, count + 1, sizeof(*v), 16)) {
+			free(v);
+			return -1;
 		}
 		v[count++] = (struct span){ s, (size_t)(e - s) };
 	}
@@ -200,18 +193,10 @@ const char *pk_tracing_record_fault(struct tep_handle *tep, const struct tep_eve
 				    uint32_t size)
 {
 	for (const struct tep_format_field *f = ev->format.fields; f; f = f->next) {
-		uint64_t loc, off, len;
+		size_t off, len;
 
-		if (!(f->flags & TEP_FIELD_IS_DYNAMIC))
-			continue;
-		if (f->offset < 0 || (uint64_t)f->offset + 4 > size)
-			return f->name;
-		loc = tep_read_number(tep, data + f->offset, 4);
-		off = loc & 0xffff;
-		len = (loc >> 16) & 0xffff;
-		if (f->flags & TEP_FIELD_IS_RELATIVE)
-			off += (uint64_t)f->offset + (uint64_t)(f->size > 0 ? f->size : 0);
-		if (off + len > size || (len == 0 && printed_as_bitmask(ev, f)))
+		if ((f->flags & TEP_FIELD_IS_DYNAMIC) &&
+		    (pk_tracing_field_bytes(tep, f, data, size, &off, &len) || (len == 0 && printed_as_bitmask(ev, f))))
 			return f->name;
 	}
 	return NULL;

@@ -20,20 +20,7 @@
 #include "core/obuf.h"
 #include "script/tracing.h"
 #include "../tap.h"
-
-struct blob {
-	uint8_t b[8192];
-	size_t n;
-};
-
-static void put(struct blob *x, const void *p, size_t n)
-{
-	memcpy(x->b + x->n, p, n);
-	x->n += n;
-}
-
-static void put_u32(struct blob *x, uint32_t v) { put(x, &v, 4); }
-static void put_u64(struct blob *x, uint64_t v) { put(x, &v, 8); }
+#include "tracing_blob.h"
 
 static const char event_format[] =
 	"name: demo\nID: 7\nformat:\n"
@@ -47,45 +34,25 @@ static const char event_format[] =
 	"print fmt: \"fd=%d name=%s\", REC->fd, REC->name\n";
 
 /*
- * A version 0.6 little-endian blob with the "test" system's event "demo"
- * (after @copies copies of format @extra, @extra_len bytes) and @printk as
- * its printk section.
+ * The blob of the "test" system: @copies copies of format @extra
+ * (@extra_len bytes), then event "demo"; @printk its printk section. Its
+ * size (0 out of memory: nothing parses).
  */
-static size_t build_copies(struct blob *x, const char *printk, const char *extra, size_t extra_len,
+static size_t build_copies(struct pk_buf *x, const char *printk, const char *extra, size_t extra_len,
 			   unsigned copies)
 {
-	static const char magic[10] = "\x17\x08\x44tracing";
-	static const char page[] = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n";
+	struct tracing_blob_format f[16];
 
-	x->n = 0;
-	put(x, magic, sizeof(magic));
-	put(x, "0.6", 4);
-	put(x, "\0\x08", 2);                    /* little-endian, 8-byte longs */
-	put_u32(x, 4096);
-	put(x, "header_page", 12);
-	put_u64(x, sizeof(page) - 1);
-	put(x, page, sizeof(page) - 1);
-	put(x, "header_event", 13);
-	put_u64(x, 0);
-	put_u32(x, 0);                          /* ftrace formats */
-	put_u32(x, 1);                          /* systems */
-	put(x, "test", 5);
-	put_u32(x, copies + 1);
-	for (unsigned i = 0; i < copies; i++) {
-		put_u64(x, extra_len);
-		put(x, extra, extra_len);
-	}
-	put_u64(x, sizeof(event_format) - 1);
-	put(x, event_format, sizeof(event_format) - 1);
-	put_u32(x, 0);                          /* kallsyms */
-	put_u32(x, (uint32_t)strlen(printk));
-	put(x, printk, strlen(printk));
-	put_u64(x, 0);                          /* saved cmdlines */
-	return x->n;
+	if (copies >= sizeof(f) / sizeof(f[0]))
+		return 0;
+	for (unsigned i = 0; i < copies; i++)
+		f[i] = (struct tracing_blob_format){ extra, extra_len };
+	f[copies] = (struct tracing_blob_format){ event_format, sizeof(event_format) - 1 };
+	return tracing_blob(x, "test", f, copies + 1, printk, strlen(printk)) ? 0 : x->len;
 }
 
 /* The blob with event "demo" after format @extra (@extra_len bytes) when given. */
-static size_t build(struct blob *x, const char *printk, const char *extra, size_t extra_len)
+static size_t build(struct pk_buf *x, const char *printk, const char *extra, size_t extra_len)
 {
 	return build_copies(x, printk, extra, extra_len, extra ? 1 : 0);
 }
@@ -143,7 +110,7 @@ static void on_log(enum pk_log_level level, const char *fmt, va_list ap)
  * and where, and the blob's other event still prints. Formats close to them
  * that it reads are kept.
  */
-static void test_crashing_formats(struct blob *x)
+static void test_crashing_formats(struct pk_buf *x)
 {
 	static const struct { const char *text; size_t len; const char *warning; } bad[] = {
 		BAD("[", "a '[' with nothing after it (byte 36 of"),
@@ -169,7 +136,7 @@ static void test_crashing_formats(struct blob *x)
 		struct tep_handle *tep;
 
 		warning[0] = 0;
-		tep = pk_tracing_parse(x->b, build(x, "", bad[i].text, bad[i].len));
+		tep = pk_tracing_parse(x->data, build(x, "", bad[i].text, bad[i].len));
 		ok(tep != NULL, "crashing format %zu: the blob parses, no crash", i);
 		ok(strstr(warning, "tracepoint 'test:bad': its format has ") && strstr(warning, bad[i].warning),
 		   "crashing format %zu: warned, %s: %s", i, bad[i].warning, warning);
@@ -183,7 +150,7 @@ static void test_crashing_formats(struct blob *x)
 		struct tep_handle *tep;
 
 		warning[0] = 0;
-		tep = pk_tracing_parse(x->b, build(x, "", good[i], strlen(good[i])));
+		tep = pk_tracing_parse(x->data, build(x, "", good[i], strlen(good[i])));
 		ok(tep && tep_find_event(tep, 8) && !warning[0], "a format close to them %zu is read, no warning (%s)",
 		   i, warning);
 		pk_tracing_free(tep);
@@ -197,7 +164,7 @@ static void test_crashing_formats(struct blob *x)
  * in a child process finds them; each is left out with a warning, and the
  * blob's other event prints.
  */
-static void test_trial(struct blob *x)
+static void test_trial(struct pk_buf *x)
 {
 	static const struct { const char *text, *name; int id; } crashing[] = {
 		{ "name:o\nID:5\nformat:\nfield:r d;offset:4;size:4;signed:1;\n\nfield:e v;offset:8;size:4;signed:0;\n"
@@ -217,7 +184,7 @@ static void test_trial(struct blob *x)
 		char want[96];
 
 		warning[0] = 0;
-		tep = pk_tracing_parse(x->b, build(x, "", crashing[i].text, strlen(crashing[i].text)));
+		tep = pk_tracing_parse(x->data, build(x, "", crashing[i].text, strlen(crashing[i].text)));
 		ok(tep != NULL, "trial %zu: the blob parses, no crash", i);
 		snprintf(want, sizeof(want), "tracepoint 'test:%s': libtraceevent crashed reading its format in a trial run",
 			 crashing[i].name);
@@ -235,7 +202,7 @@ static void test_trial(struct blob *x)
 
 		warning[0] = 0;
 		n_warnings = 0;
-		tep = pk_tracing_parse(x->b, build_copies(x, "", crashing[1].text, strlen(crashing[1].text), copies));
+		tep = pk_tracing_parse(x->data, build_copies(x, "", crashing[1].text, strlen(crashing[1].text), copies));
 		if (copies == 7) {
 			ok(tep && tep_find_event(tep, 7) && n_warnings == 7,
 			   "7 crashing formats: each left out with a warning (%u), the other read", n_warnings);
@@ -256,7 +223,7 @@ static void test_trial(struct blob *x)
  * (malloc(3183856186), found by fuzz_tracing). It prints without its
  * fields, warned once; a good record of the same event prints its mask.
  */
-static void test_bad_records(struct blob *x)
+static void test_bad_records(struct pk_buf *x)
 {
 	static const char cpumask[] =
 		"name: ipi_send_cpumask\nID: 9\nformat:\n"
@@ -275,7 +242,7 @@ static void test_bad_records(struct blob *x)
 		{ 24, 8, "cpumask=0-3 callsite=(nil)" },
 	};
 	static uint8_t scratch[PK_TRACE_SCRATCH];
-	struct tep_handle *tep = pk_tracing_parse(x->b, build(x, "", cpumask, sizeof(cpumask) - 1));
+	struct tep_handle *tep = pk_tracing_parse(x->data, build(x, "", cpumask, sizeof(cpumask) - 1));
 	struct trace_seq seq;
 	struct pk_obuf o;
 
@@ -356,23 +323,21 @@ int main(void)
 		"ffffffff81000000 : \"one\"\nffffffff81000008 : \"two\"\n",
 		"ffffffff81000000 : \"x\nffffffff81000008 : \"\nffffffff81000010 : ab\n",
 	};
-	struct blob *x = malloc(sizeof(*x));
+	struct pk_buf blob, *x = &blob;
 
-	for (size_t i = 0; x && i < sizeof(printks) / sizeof(printks[0]); i++) {
-		struct tep_handle *tep = pk_tracing_parse(x->b, build(x, printks[i], NULL, 0));
+	pk_buf_init(x);
+	for (size_t i = 0; i < sizeof(printks) / sizeof(printks[0]); i++) {
+		struct tep_handle *tep = pk_tracing_parse(x->data, build(x, printks[i], NULL, 0));
 
 		ok(tep != NULL, "printk section %zu: the blob parses", i);
 		if (tep)
 			demo_prints(tep, true, "printk section", i);
 		pk_tracing_free(tep);
 	}
-	if (x)
-		test_crashing_formats(x);
-	if (x)
-		test_trial(x);
-	if (x)
-		test_bad_records(x);
+	test_crashing_formats(x);
+	test_trial(x);
+	test_bad_records(x);
 	test_kernel_formats();
-	free(x);
+	pk_buf_release(x);
 	return done_testing();
 }
