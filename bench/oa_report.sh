@@ -6,7 +6,8 @@
 # 10,000 reports), both writing to /dev/null, medians of 9 runs (5 with every
 # report pair); then the same reports in one context (one timeline: decoding
 # without per-timeline output). First both on a 20,000-report file whose
-# outputs must be identical (a broken run fails). Then raw decoding +
+# outputs must be identical (a broken run fails); each timed 1,000,000-report
+# file's -c all outputs must be identical too. Then raw decoding +
 # accumulation in-process (pk_oa_accumulate_run, one core): reports per
 # second over the whole recording and over 4,096 in-cache reports. The
 # floor line: what a process that only maps the one-context file and reads
@@ -72,6 +73,20 @@ same_output() {
 	echo "  20,000-report check$1: outputs identical ($(grep -c '^   ' "$TMP/pk.txt") counter values)"
 	rm -f "$TMP/pk.txt" "$TMP/igt.txt"
 }
+# same_values FILE WHAT: both tools' -c all outputs on a timed FILE are
+# identical, streamed through md5sum (the file with a context every 4
+# reports prints 16 million values), or the bench fails.
+same_values() {
+	local pk igt values
+	pk=$("$PERFKIT" oa report -c all --metrics-dir "$M" "$1" | md5sum)
+	igt=$(i915-perf-reader -c all "$1" 2>&1 | md5sum || true)
+	if [ "$pk" != "$igt" ]; then
+		echo "bench: perfkit and i915-perf-reader disagree on the file with $2"
+		exit 1
+	fi
+	values=$("$PERFKIT" oa report -c all --metrics-dir "$M" "$1" | grep -c '^   ')
+	echo "  $2: outputs identical ($values counter values)"
+}
 # compare FILE WHAT [-r|--no-target]: medians of 9 runs of both tools on FILE,
 # and the ratio; with -r, the values of every report pair too (--per-report,
 # -r), for which the issue sets no target, nor for --no-target's file, and
@@ -107,12 +122,14 @@ if command -v i915-perf-reader >/dev/null 2>&1; then
 	# a recording of a few seconds: the time to start, load the metric set and exit counts most
 	compare "$TMP/small.i915perf" "20,000 reports (a recording of seconds)" --no-target
 	compare "$TMP/big.i915perf" "contexts every ${BENCH_OA_CTX_EVERY:-64} reports"
+	same_values "$TMP/big.i915perf" "contexts every ${BENCH_OA_CTX_EVERY:-64} reports"
 	phases "$TMP/big.i915perf"
 	compare "$TMP/big.i915perf" "the same with every report pair (--per-report, -r)" -r
 	if [ -z "${BENCH_OA_CTX_EVERY:-}" ]; then
 		# the same reports in one context: one timeline, no per-timeline output
 		BENCH_OA_CTX_EVERY=$N "$BIN" gen "$TMP/one.i915perf" "$N" >/dev/null
 		compare "$TMP/one.i915perf" "one context (one timeline)"
+		same_values "$TMP/one.i915perf" "one context"
 		phases "$TMP/one.i915perf"
 		# the floor: a process that only maps the file and reads each line once;
 		# and one that maps it and reads only each record's header
@@ -126,6 +143,7 @@ if command -v i915-perf-reader >/dev/null 2>&1; then
 		# short segments: the cost per segment, and the memory it takes
 		BENCH_OA_CTX_EVERY=4 "$BIN" gen "$TMP/short.i915perf" "$N" >/dev/null
 		compare "$TMP/short.i915perf" "contexts every 4 reports (short segments)"
+		same_values "$TMP/short.i915perf" "contexts every 4 reports"
 		pk_kb=$("$BIN" peak "$PERFKIT" oa report -c all --metrics-dir "$M" "$TMP/short.i915perf" |
 			sed -n 's/^PEAK kb=//p')
 		igt_kb=$("$BIN" peak i915-perf-reader -c all "$TMP/short.i915perf" | sed -n 's/^PEAK kb=//p')
