@@ -244,6 +244,18 @@ static int stream_device(const struct oa_stream_opts *o, bool need_topology,
 
 /* ---- report --------------------------------------------------------------------- */
 
+/* Records the recording's readers skip (i915-perf-reader in silence) are named. */
+static void warn_unknown_records(const char *path, const struct pk_oa_recording *rec)
+{
+	uint32_t type;
+	uint64_t off, n = pk_oa_recording_unknown_records(rec, &type, &off);
+
+	if (n)
+		cli_error("warning: '%s': %" PRIu64 " record%s of a type perfkit does not know skipped "
+			  "(the first: type %" PRIu32 " at byte %" PRIu64 ")",
+			  path, n, n == 1 ? "" : "s", type, off);
+}
+
 static int cmd_oa_report(int argc, char **argv)
 {
 	struct oa_cli o = { 0 };
@@ -283,6 +295,7 @@ static int cmd_oa_report(int argc, char **argv)
 		cli_diag(&d, err);
 		return cli_status_of(err);
 	}
+	warn_unknown_records(path, rec);
 	listing = o.counters && !strcmp(o.counters, "list");
 	{
 		PK_OA_SUMMARY_OPTS(so, .metrics_file = o.metrics, .metrics_dir = o.metrics_dir,

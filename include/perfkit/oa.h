@@ -375,8 +375,13 @@ PK_API const struct pk_oa_correlation *pk_oa_recording_correlations(const struct
 /* OA_REPORT_LOST and OA_BUFFER_LOST records seen. */
 PK_API uint64_t pk_oa_recording_reports_lost(const struct pk_oa_recording *rec);
 PK_API uint64_t pk_oa_recording_buffers_lost(const struct pk_oa_recording *rec);
-/* Records of types perfkit does not know, skipped. */
-PK_API uint64_t pk_oa_recording_unknown_records(const struct pk_oa_recording *rec);
+/*
+ * Records of types perfkit does not know, skipped (as i915-perf-reader skips
+ * them): how many, and the first one's type and byte offset in the file
+ * (both 0 when there is none).
+ */
+PK_API uint64_t pk_oa_recording_unknown_records(const struct pk_oa_recording *rec, uint32_t *first_type,
+						uint64_t *first_offset);
 
 /* ---- writing ------------------------------------------------------------------------ */
 

@@ -48,6 +48,8 @@ struct pk_oa_recording {
 	size_t n_marks;
 
 	uint64_t reports_lost, buffers_lost, unknown;
+	uint32_t unknown_first_type;   /* the first record of a type perfkit does not know */
+	uint64_t unknown_first_off;
 };
 
 /* Index the correlation points for pk_oa_recording_cpu_time() (timeline.c). 0 or -ENOMEM. */

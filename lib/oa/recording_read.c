@@ -267,7 +267,10 @@ static int scan(struct pk_oa_recording *rec, const uint8_t *data, size_t len,
 				rec->buffers_lost++;
 			break;
 		default:
-			rec->unknown++;
+			if (!rec->unknown++) {
+				rec->unknown_first_type = r.type;
+				rec->unknown_first_off = r.offset;
+			}
 			break;
 		}
 	}
@@ -529,4 +532,10 @@ const struct pk_oa_correlation *pk_oa_recording_correlations(const struct pk_oa_
 
 uint64_t pk_oa_recording_reports_lost(const struct pk_oa_recording *rec) { return rec->reports_lost; }
 uint64_t pk_oa_recording_buffers_lost(const struct pk_oa_recording *rec) { return rec->buffers_lost; }
-uint64_t pk_oa_recording_unknown_records(const struct pk_oa_recording *rec) { return rec->unknown; }
+uint64_t pk_oa_recording_unknown_records(const struct pk_oa_recording *rec, uint32_t *first_type,
+					 uint64_t *first_offset)
+{
+	*first_type = rec->unknown_first_type;
+	*first_offset = rec->unknown_first_off;
+	return rec->unknown;
+}

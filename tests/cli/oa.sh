@@ -171,6 +171,41 @@ done
 "$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics-dir "$M" -m TestOa --json >/dev/null 2>"$TMP/w.err"
 grep -q "warning: .*recorded with metric set uuid 'b541bd57" "$TMP/w.err" && pass "-m TestOa: uuid mismatch warned" || fail "-m TestOa: uuid mismatch warned" "$(cat "$TMP/w.err")"
 
+# records of a type no reader knows (0 and 200), one among the samples and
+# one at the end: skipped, as i915-perf-reader skips them (the output is the
+# file's without them, and the reader's), and named on stderr with the first
+# one's byte, found here by walking the records
+python3 - "$D/bdw_renderbasic.i915perf" "$TMP/unknown.i915perf" <<'PY' >"$TMP/unknown.at"
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+pos, n, out = 0, 0, b""
+while pos < len(data):
+    size = struct.unpack_from("<IHH", data, pos)[2]
+    out += data[pos:pos + size]
+    pos += size
+    n += 1
+    if n == 6:
+        print(len(out))
+        out += struct.pack("<IHH", 200, 0, 24) + bytes(16)
+open(sys.argv[2], "wb").write(out + struct.pack("<IHH", 0, 0, 8))
+PY
+"$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics-dir "$M" -c all -r >"$TMP/known.txt" 2>&1
+"$PERFKIT" oa report "$TMP/unknown.i915perf" --metrics-dir "$M" -c all -r >"$TMP/unknown.txt" 2>"$TMP/unknown.err"
+is "$?:$(cat "$TMP/unknown.err")" \
+	"0:perfkit: warning: '$TMP/unknown.i915perf': 2 records of a type perfkit does not know skipped (the first: type 200 at byte $(cat "$TMP/unknown.at"))" \
+	"records of unknown types: exit 0, their number, the first one's type and byte"
+if cmp -s "$TMP/unknown.txt" "$TMP/known.txt"; then pass "records of unknown types: the output of the file without them"
+else fail "records of unknown types: the output of the file without them" "$(diff "$TMP/unknown.txt" "$TMP/known.txt" | head -4)"; fi
+if command -v i915-perf-reader >/dev/null 2>&1; then
+	i915-perf-reader -c all -r "$TMP/unknown.i915perf" >"$TMP/unknown.igt" 2>&1
+	if cmp -s "$TMP/unknown.txt" "$TMP/unknown.igt"; then pass "records of unknown types: i915-perf-reader's output byte for byte"
+	else fail "records of unknown types: i915-perf-reader's output byte for byte" "$(diff "$TMP/unknown.txt" "$TMP/unknown.igt" | head -4)"; fi
+else
+	skip "i915-perf-reader not installed (intel-gpu-tools)"
+fi
+"$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics-dir "$M" >/dev/null 2>"$TMP/known.err"
+is "$?:$(cat "$TMP/known.err")" "0:" "a recording without them: no warning"
+
 # usage and input errors
 "$PERFKIT" oa report >/dev/null 2>"$TMP/u.err"; is "$?" 2 "no recording: exit 2"
 "$PERFKIT" oa report "$TMP/none.i915perf" 2>"$TMP/u.err"; is "$?" 2 "missing recording: exit 2"

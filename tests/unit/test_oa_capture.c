@@ -14,7 +14,10 @@
  *     reports and three timeline segments; i915-perf-reader (when installed)
  *     and perfkit oa report (when built) decode it with the same report count;
  *  4. the errors: no i915 GPU, EACCES with the paranoid hint, EINVAL naming
- *     the stream's parameters, an unknown metric set, EIO while reading;
+ *     the stream's parameters, EBUSY, ENODEV and any other errno in words,
+ *     an unknown metric set, EIO while reading; the kernel's OA_BUFFER_LOST
+ *     kept, a record of an unknown type or shorter than its header ending
+ *     the capture with a complete file;
  *  5. the ends a user meets: should_stop (Ctrl-C) ends the capture early
  *     with a complete file; a file size limit reached mid-capture (a full
  *     disk: RLIMIT_FSIZE, EFBIG) and /dev/full (ENOSPC) give the write error
@@ -69,6 +72,10 @@ struct fake {
 	int eio_at_read;              /* read number answered with EIO (0: never) */
 	int enospc_at_read;           /* read number answered with ENOSPC once */
 	int lost_at_read;             /* read number whose chunk starts with OA_REPORT_LOST */
+	int extra_at_read;            /* read number whose chunk starts with the record extra_type, */
+	uint32_t extra_type;          /* of extra_size bytes (its payload zeros) */
+	uint16_t extra_size;
+	uint32_t reports_before_extra; /* reports given before that read */
 	int open_sleep_ms;            /* DRM_IOCTL_I915_PERF_OPEN returns this late (its reports start on time) */
 	int perf_revision;            /* I915_PARAM_PERF_REVISION (0: the kernel has none) */
 	uint64_t t0_ns, gpu_base;     /* the GPU clock: gpu_base + (now - t0) * 12.5 MHz */
@@ -216,6 +223,14 @@ static ssize_t f_read(void *ctx, int fd, void *buf, size_t len)
 
 		memcpy(p, &h, 8);
 		off = 8;
+	}
+	if (f->reads == (unsigned)f->extra_at_read && len >= 8 + (size_t)f->extra_size) {
+		struct drm_i915_perf_record_header h = { .type = f->extra_type, .size = f->extra_size };
+
+		memcpy(p, &h, 8);
+		off = f->extra_size >= 8 ? f->extra_size : 8;
+		memset(p + 8, 0, off - 8);
+		f->reports_before_extra = f->n_reports;
 	}
 	while (f->next_ts < now && off + 8 + REPORT_SIZE <= len && f->n_reports < MAX_REPORTS) {
 		struct drm_i915_perf_record_header h = { .type = DRM_I915_PERF_RECORD_SAMPLE,
@@ -869,6 +884,89 @@ static int capture_limited(struct pk_oa_device *dev, const struct pk_oa_capture_
 	return err;
 }
 
+/*
+ * What the kernel may still say: EBUSY (another stream is open), ENODEV
+ * (no OA), any other errno, each in words; and records in the stream: the
+ * kernel's own OA_BUFFER_LOST (the OA buffer overflowed) is kept and
+ * counted, a record of a type i915 does not send or one shorter than its
+ * header ends the capture with -EIO, naming it, and the file then holds
+ * the reports read before it, with its last correlation point.
+ */
+static void test_stream_says(void)
+{
+	static const struct { int err; const char *msg, *hint; } opens[] = {
+		{ -EBUSY, "another i915 perf stream is open: Device or resource busy",
+		  "i915 allows one OA stream at a time: stop the other recorder first" },
+		{ -ENODEV, "this GPU or kernel has no i915 perf (OA) support: No such device", "" },
+		{ -EMFILE, "cannot open the i915 perf stream: Too many open files", "" },
+	};
+	static const struct { uint32_t type; uint16_t size; int err; const char *msg; } records[] = {
+		{ DRM_I915_PERF_RECORD_OA_BUFFER_LOST, 8, 0, "" },
+		{ 9, 16, -EIO, "the i915 perf stream returned a record of type 9" },
+		{ DRM_I915_PERF_RECORD_SAMPLE, 4, -EIO, "the i915 perf stream returned a malformed record: " },
+	};
+	struct pk_oa_capture_opts co = capture_opts(100000000);
+	struct pk_oa_capture_stats st;
+	struct pk_oa_dev_ops ops;
+	struct pk_oa_device *dev = NULL;
+	struct pk_oa_recording *rec = NULL;
+	char file[512];
+	struct fake f;
+	struct pk_diag d;
+	int err;
+
+	snprintf(file, sizeof(file), "%s/says.i915perf", root);
+	for (size_t i = 0; i < sizeof(opens) / sizeof(opens[0]); i++) {
+		if (open_dev(&f, &ops, &dev, &d)) {
+			ok(0, "open the fake device: %s", d.msg);
+			return;
+		}
+		f.perf_open_err = opens[i].err;
+		pk_diag_init(&d);
+		is_int(pk_oa_capture_run(dev, &co, file, &st, &d), opens[i].err, "PERF_OPEN's %s", strerror(-opens[i].err));
+		is_str(d.msg, opens[i].msg, "in words");
+		is_str(d.hint, opens[i].hint, "with its hint, if any");
+		ok(strstr(d.subject, "/dri/card1") != NULL, "naming the card: %s", d.subject);
+		pk_oa_device_close(dev);
+	}
+	for (size_t i = 0; i < sizeof(records) / sizeof(records[0]); i++) {
+		size_t n_corr = 0;
+
+		if (open_dev(&f, &ops, &dev, &d)) {
+			ok(0, "open the fake device: %s", d.msg);
+			return;
+		}
+		f.extra_at_read = 3;
+		f.extra_type = records[i].type;
+		f.extra_size = records[i].size;
+		pk_diag_init(&d);
+		err = pk_oa_capture_run(dev, &co, file, &st, &d);
+		is_int(err, records[i].err, "a record of type %u, %u bytes, at the third read", records[i].type,
+		       records[i].size);
+		ok(!strncmp(d.msg, records[i].msg, strlen(records[i].msg)) && (!err || *d.msg), "%s", d.msg);
+		if (err)
+			ok(strstr(d.subject, "/dri/card1") != NULL, "naming the card: %s", d.subject);
+		is_int(f.stream_closed, 1, "the stream is closed");
+		is_int(st.buffers_lost, !err, "stats: %d lost buffers", !err);
+		pk_diag_init(&d);
+		if (pk_oa_recording_read_file(file, &rec, &d)) {
+			ok(0, "the recording reads back: %s", d.msg);
+			pk_oa_device_close(dev);
+			continue;
+		}
+		is_int(pk_oa_recording_buffers_lost(rec), !err, "the file: %d OA_BUFFER_LOST records", !err);
+		is_int(pk_oa_recording_n_reports(rec), err ? f.reports_before_extra : f.n_reports,
+		       "the file: the reports read%s", err ? " before it" : "");
+		ok(f.reports_before_extra > 0 && f.reports_before_extra < f.n_reports,
+		   "reports came before it (%u) and with it (%u in all)", f.reports_before_extra, f.n_reports);
+		pk_oa_recording_correlations(rec, &n_corr);
+		ok(n_corr >= 2, "the file: its first and last correlation points (%zu)", n_corr);
+		pk_oa_recording_free(rec);
+		rec = NULL;
+		pk_oa_device_close(dev);
+	}
+}
+
 static void test_stop_and_full_disk(void)
 {
 	struct pk_oa_capture_opts co = capture_opts(2000000000);
@@ -1204,6 +1302,7 @@ int main(void)
 	test_capture();
 	test_capture_clock();
 	test_errors();
+	test_stream_says();
 	test_stop_and_full_disk();
 	test_poll_period();
 	test_ring();
