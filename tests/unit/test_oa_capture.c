@@ -5,7 +5,8 @@
  *  1. the exponent chosen for a period (2^(e+1) ticks nearest the request);
  *  2. discovery in a fixture sysfs tree (card0 amdgpu, card1 i915): PCI id,
  *     revision, timestamp frequency fallback, topology, GT frequencies,
- *     metric set ids;
+ *     metric set ids; the errors of describing the device (PCI id, topology
+ *     query) in words, and the three sources of the timestamp frequency;
  *  3. a capture of 0.4 s from a Broadwell (0x1616, 12.5 MHz) whose stream
  *     returns A32u40_A4u32_B8_C8 reports with two contexts and idle, a 40-bit
  *     counter wrap, a 32-bit timestamp wrap, an OA_REPORT_LOST record and one
@@ -61,8 +62,19 @@
 #define WRAP_TICKS (FREQ / 5)      /* 200 ms */
 
 static char root[256];
+#ifndef I915_PARAM_OA_TIMESTAMP_FREQUENCY
+#define I915_PARAM_OA_TIMESTAMP_FREQUENCY 57   /* Linux 5.19's uapi; older libdrm headers lack it */
+#endif
+
 /* I915_PARAM_PERF_REVISION of the next fake device (Linux 6.x's) */
 static int fake_perf_revision = 7;
+/*
+ * What the next fake device says otherwise, for the discovery's errors
+ * (all 0: as a Broadwell GT2 says it): its CHIPSET_ID (-1: refused),
+ * OA_TIMESTAMP_FREQUENCY (-1: refused as before 5.19, as by default; -2:
+ * CS_TIMESTAMP_FREQUENCY too), QUERY's error, and the topology's length.
+ */
+static struct { int pci_id, oa_freq, query_err, topology_length; } fake_next;
 
 /* ---- the fake device -------------------------------------------------------------- */
 
@@ -78,6 +90,7 @@ struct fake {
 	uint32_t reports_before_extra; /* reports given before that read */
 	int open_sleep_ms;            /* DRM_IOCTL_I915_PERF_OPEN returns this late (its reports start on time) */
 	int perf_revision;            /* I915_PARAM_PERF_REVISION (0: the kernel has none) */
+	int pci_id, oa_freq, query_err, topology_length;   /* fake_next's */
 	uint64_t t0_ns, gpu_base;     /* the GPU clock: gpu_base + (now - t0) * 12.5 MHz */
 	/* what the capture asked for */
 	uint64_t props[16];
@@ -126,10 +139,23 @@ static int f_getparam(struct fake *f, drm_i915_getparam_t *gp)
 			return -EINVAL;
 		*gp->value = f->perf_revision;
 		return 0;
-	case I915_PARAM_CHIPSET_ID: *gp->value = FAKE_OA_PCI_ID; return 0;
+	case I915_PARAM_CHIPSET_ID:
+		if (f->pci_id < 0)
+			return -EINVAL;
+		*gp->value = f->pci_id ? f->pci_id : FAKE_OA_PCI_ID;
+		return 0;
 	case I915_PARAM_REVISION: *gp->value = FAKE_OA_REVISION; return 0;
-	case I915_PARAM_CS_TIMESTAMP_FREQUENCY: *gp->value = (int)FREQ; return 0;
-	default: return -EINVAL;      /* OA_TIMESTAMP_FREQUENCY: a kernel before 5.19 */
+	case I915_PARAM_CS_TIMESTAMP_FREQUENCY:
+		if (f->oa_freq == -2)
+			return -EINVAL;
+		*gp->value = (int)FREQ;
+		return 0;
+	case I915_PARAM_OA_TIMESTAMP_FREQUENCY:
+		if (f->oa_freq <= 0)
+			return -EINVAL;   /* a kernel before 5.19 */
+		*gp->value = f->oa_freq;
+		return 0;
+	default: return -EINVAL;
 	}
 }
 
@@ -140,11 +166,12 @@ static int f_query(struct fake *f, struct drm_i915_query *q)
 	const uint8_t *data = fake_oa_topology_masks;
 	struct drm_i915_query_item *item = (void *)(uintptr_t)q->items_ptr;
 
-	(void)f;
+	if (f->query_err)
+		return f->query_err;
 	if (q->num_items != 1 || item->query_id != DRM_I915_QUERY_TOPOLOGY_INFO)
 		return -EINVAL;
 	if (item->length == 0) {
-		item->length = 16 + sizeof(fake_oa_topology_masks);
+		item->length = f->topology_length ? f->topology_length : (int)(16 + sizeof(fake_oa_topology_masks));
 		return 0;
 	}
 	if (item->length < (int)(16 + sizeof(fake_oa_topology_masks)))
@@ -275,6 +302,10 @@ static void fake_init(struct fake *f, struct pk_oa_dev_ops *ops)
 	memset(f, 0, sizeof(*f));
 	f->reports = reports;
 	f->perf_revision = fake_perf_revision;
+	f->pci_id = fake_next.pci_id;
+	f->oa_freq = fake_next.oa_freq;
+	f->query_err = fake_next.query_err;
+	f->topology_length = fake_next.topology_length;
 	snprintf(f->node, sizeof(f->node), "%s/dev/dri/card1", root);
 	f->t0_ns = pk_now_ns();
 	/*
@@ -381,6 +412,64 @@ static void test_discovery(void)
 	is_int(pk_oa_device_metric_id(dev, "../../etc", &id, &d), -EINVAL, "a GUID that is a path: -EINVAL");
 	pk_oa_device_close(dev);
 	is_int(f.card_closed, 1, "closing the device closes its node");
+}
+
+/*
+ * What the device may say while it is described, each in words naming its
+ * node: the PCI id refused or of no platform perfkit knows, the topology
+ * query refused (before Linux 4.17), failed in its item, too short or too
+ * long; and the timestamp frequency from OA_TIMESTAMP_FREQUENCY (5.19),
+ * else from CS_TIMESTAMP_FREQUENCY, else the platform's.
+ */
+static void test_discovery_says(void)
+{
+	static const struct { int pci_id, query_err, topology_length, err; const char *msg, *hint; } cases[] = {
+		{ -1, 0, 0, -EINVAL, "cannot read the PCI id: Invalid argument", "the node is not driven by i915" },
+		{ 0x1234, 0, 0, -EOPNOTSUPP, "PCI id 0x1234 is not a platform perfkit oa knows",
+		  "perfkit oa knows Haswell, Broadwell, Skylake, Tiger Lake and DG2" },
+		{ 0, -EINVAL, 0, -EINVAL, "cannot query the topology: Invalid argument",
+		  "the i915 topology query needs Linux 4.17 or later" },
+		{ 0, 0, -ENODEV, -ENODEV, "cannot query the topology: No such device", "" },
+		{ 0, 0, 15, -EPROTO, "cannot query the topology: Protocol error", "" },
+		{ 0, 0, 16 + PK_OA_TOPOLOGY_MAX_DATA + 1, -EOVERFLOW,
+		  "the topology (4113 bytes) is larger than perfkit takes (4112)", "" },
+	};
+	static const struct { int oa_freq; uint64_t want; const char *from; } freqs[] = {
+		{ 19200000, 19200000, "OA_TIMESTAMP_FREQUENCY" },
+		{ -1, FREQ, "CS_TIMESTAMP_FREQUENCY when OA_TIMESTAMP_FREQUENCY is refused" },
+		{ -2, 12500000, "the platform's (Broadwell: 12.5 MHz) when both are refused" },
+	};
+	struct pk_oa_dev_ops ops;
+	struct pk_oa_device *dev = NULL;
+	struct fake f;
+	struct pk_diag d;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fake_next.pci_id = cases[i].pci_id;
+		fake_next.query_err = cases[i].query_err;
+		fake_next.topology_length = cases[i].topology_length;
+		is_int(open_dev(&f, &ops, &dev, &d), cases[i].err, "%s", cases[i].msg);
+		is_str(d.msg, cases[i].msg, "in words");
+		is_str(d.hint, cases[i].hint, "with its hint, if any");
+		is_str(d.subject, f.node, "naming the node");
+		ok(dev == NULL, "no device");
+		is_int(f.card_closed, 1, "the node is closed again");
+		if (dev)
+			pk_oa_device_close(dev);
+		dev = NULL;
+	}
+	memset(&fake_next, 0, sizeof(fake_next));
+	for (size_t i = 0; i < sizeof(freqs) / sizeof(freqs[0]); i++) {
+		fake_next.oa_freq = freqs[i].oa_freq;
+		if (open_dev(&f, &ops, &dev, &d)) {
+			ok(0, "the fake device opens: %s", d.msg);
+			continue;
+		}
+		is_int(pk_oa_device_info(dev)->timestamp_frequency, freqs[i].want, "timestamp frequency from %s",
+		       freqs[i].from);
+		pk_oa_device_close(dev);
+	}
+	memset(&fake_next, 0, sizeof(fake_next));
 }
 
 /* ---- 3. capture -------------------------------------------------------------------- */
@@ -1299,6 +1388,7 @@ int main(void)
 	make_tree();
 	test_exponent();
 	test_discovery();
+	test_discovery_says();
 	test_capture();
 	test_capture_clock();
 	test_errors();
