@@ -35,7 +35,8 @@ static const char usage_text[] =
 	"                          [--oa-format FMT] [--revision N] [--gt-frequency MIN,MAX]]\n"
 	"\n"
 	"Intel i915 OA hardware counters: live capture into IGT's recording format,\n"
-	"and reports like IGT's i915-perf-reader.\n"
+	"and reports like IGT's i915-perf-reader. report reads FILE from a pipe too,\n"
+	"and standard input for -.\n"
 	"\n"
 	"  --metrics FILE        the metric file (Intel's oa-<platform>.xml)\n"
 	"  --metrics-dir DIR     look for oa-<platform>.xml in DIR (default: $PERFKIT_OA_METRICS,\n"
@@ -279,7 +280,7 @@ static int cmd_oa_report(int argc, char **argv)
 		cli_error("unexpected argument '%s'", argv[optind + 1]);
 		return 2;
 	}
-	path = argv[optind];
+	path = strcmp(argv[optind], "-") ? argv[optind] : "/dev/stdin";
 	wants_counters = !o.counters || strcmp(o.counters, "none");
 	if (stream_device(&o.stream, wants_counters, &sd, &is_stream))
 		return 2;

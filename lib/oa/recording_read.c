@@ -391,9 +391,23 @@ int oa_recording_read_file_following(const char *path, const struct pk_oa_stream
 		err = -errno;
 		goto fail;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		err = -EINVAL;
+	if (S_ISDIR(st.st_mode)) {
+		err = -EISDIR;
 		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		/* a pipe (zstdcat rec.zst |, ssh host cat rec |): its bytes, to the end */
+		struct pk_buf b;
+
+		pk_buf_init(&b);
+		err = pk_fd_read_all(fd, &b, SIZE_MAX / 2);
+		close(fd);
+		fd = -1;
+		if (err) {
+			pk_buf_release(&b);
+			goto fail;
+		}
+		return read_owned(b.data, b.len, false, path, sd, out, fw, diag);
 	}
 	if (st.st_size > 0) {
 		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
@@ -409,7 +423,7 @@ int oa_recording_read_file_following(const char *path, const struct pk_oa_stream
 fail:
 	if (fd >= 0)
 		close(fd);
-	pk_diag_fail(diag, err, "cannot read: %s", err == -EINVAL ? "not a regular file" : strerror(-err));
+	pk_diag_fail(diag, err, "cannot read: %s", strerror(-err));
 	pk_diag_subject(diag, path);
 	return err;
 }

@@ -7,7 +7,8 @@
 # every edge_* file (a clear message and exit 2, or the documented result,
 # never a crash), -c list against the reader's, the metric files installed
 # beside the program, "did you mean" for mistyped names, `perfkit oa list`,
-# usage errors, and libxml2 loaded only when a metric file is read.
+# usage errors, libxml2 loaded only when a metric file is read, records of
+# unknown types, and recordings and streams read from a pipe.
 . "$(dirname "$0")/tap-lib.bash"
 [ -x "$PERFKIT" ] || skip_all "$PERFKIT not built"
 "$PERFKIT" oa help >/dev/null 2>&1 || skip_all "this perfkit has no oa command"
@@ -259,6 +260,24 @@ is "$(perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>); my $s = $r->{s
 	print "$r->{reports} ", scalar(@{$r->{segments}}), " $s->{ctx_id} $s->{cpu_ns_start} $s->{cpu_ns_end} $s->{counters}{GpuTime}"' <"$TMP/st.json")" \
 	"5 2 32 0 0 $gt" "bare stream --json: 5 reports, 2 segments, context 0x20, no CPU times, the reader's first GpuTime ($gt ns)"
 [ -s "$TMP/st.err" ] && fail "bare stream with -m: no uuid warning" "$(cat "$TMP/st.err")" || pass "bare stream with -m: no uuid warning"
+# from a pipe, as from the file: a recording through process substitution
+# and through "-" (a pipe and a redirect), a bare stream through "-" (as
+# `cat /dev/... |` gives it); an empty pipe and a directory are refused
+"$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics-dir "$M" -c all -r >"$TMP/file.txt" 2>&1
+"$PERFKIT" oa report <(cat "$D/bdw_renderbasic.i915perf") --metrics-dir "$M" -c all -r >"$TMP/pipe.txt" 2>&1
+is "$?:$(cmp "$TMP/pipe.txt" "$TMP/file.txt" 2>&1)" 0: "a recording from a pipe (<(cat FILE)): the file's output"
+cat "$D/bdw_renderbasic.i915perf" | "$PERFKIT" oa report - --metrics-dir "$M" -c all -r >"$TMP/pipe.txt" 2>&1
+is "$?:$(cmp "$TMP/pipe.txt" "$TMP/file.txt" 2>&1)" 0: "a recording from standard input, a pipe (-)"
+"$PERFKIT" oa report - --metrics-dir "$M" -c all -r <"$D/bdw_renderbasic.i915perf" >"$TMP/pipe.txt" 2>&1
+is "$?:$(cmp "$TMP/pipe.txt" "$TMP/file.txt" 2>&1)" 0: "a recording from standard input, a redirect (-)"
+cat "$TMP/tgl_renderbasic.stream" | "$PERFKIT" oa report - --pci-id 9a49 --topology 1,6,16 --gt-frequency 100,1300 \
+	-m RenderBasic --metrics-dir "$M" -c all -r >"$TMP/pipe.txt" 2>&1
+is "$?:$(cmp "$TMP/pipe.txt" "$TMP/tgl_renderbasic.stream.txt" 2>&1)" 0: "a bare stream from standard input: the file's output"
+"$PERFKIT" oa report - --metrics-dir "$M" </dev/null >/dev/null 2>"$TMP/pipe.err"
+is "$?:$(head -1 "$TMP/pipe.err")" "2:perfkit: '/dev/stdin': invalid file, missing device and topology info" "nothing on standard input: exit 2"
+"$PERFKIT" oa report "$TMP" --metrics-dir "$M" >/dev/null 2>"$TMP/pipe.err"
+is "$?:$(cat "$TMP/pipe.err")" "2:perfkit: '$TMP': cannot read: Is a directory" "a directory: exit 2, in words"
+
 strip_igt "$D/dg2_renderbasic.i915perf" "$TMP/dg2.stream"
 "$PERFKIT" oa report "$TMP/dg2.stream" --pci-id 0x56a0 -c none --json >"$TMP/dg2s.json" 2>&1
 is "$?" 0 "DG2 bare stream -c none: decodes without topology or metric file"
