@@ -15,7 +15,9 @@
  *     rewritten file exactly what it printed for the original;
  *  4. CPU times from correlation points out of order and 2^64 apart (found
  *     by fuzzing: the 128-bit product overflowed): near the exact value,
- *     and exact where 128 bits suffice.
+ *     and exact where 128 bits suffice;
+ *  5. pk_oa_recording_accumulate over reports in runs of several strides,
+ *     against pk_oa_accumulate pair by pair.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -473,25 +475,31 @@ static void check_corrupt(void)
 	free(buf);
 }
 
-/* A Broadwell recording with correlation points @corr (cpu, gpu pairs) and one report at @ts. */
-static struct pk_oa_recording *with_points(const uint64_t (*corr)[2], size_t n, uint32_t ts)
+/* The header of a Broadwell GT2 RenderBasic recording into @b: VERSION, DEVICE_INFO, TOPOLOGY. */
+static int write_bdw_header(struct pk_buf *b)
 {
 	struct pk_oa_device_info di = { .timestamp_frequency = 12500000, .device_id = 0x1616,
 					.oa_format = PK_OA_FORMAT_A32u40_A4u32_B8_C8 };
 	struct pk_oa_topology topo = { .max_slices = 1, .max_subslices = 3, .max_eus_per_subslice = 8,
 				       .subslice_offset = 1, .subslice_stride = 1, .eu_offset = 2,
 				       .eu_stride = 1, .data_len = 5, .data = { 1, 7, 0xff, 0xff, 0xff } };
+
+	snprintf(di.metric_set_name, sizeof(di.metric_set_name), "RenderBasic");
+	return pk_oa_write_version(b, 1) ?: pk_oa_write_device_info(b, &di) ?: pk_oa_write_topology(b, &topo);
+}
+
+/* A Broadwell recording with correlation points @corr (cpu, gpu pairs) and one report at @ts. */
+static struct pk_oa_recording *with_points(const uint64_t (*corr)[2], size_t n, uint32_t ts)
+{
 	struct pk_oa_recording *rec = NULL;
 	uint8_t report[256] = { 0 };
 	struct pk_buf b;
 	struct pk_diag d;
 	int err;
 
-	snprintf(di.metric_set_name, sizeof(di.metric_set_name), "RenderBasic");
 	memcpy(report + 4, &ts, 4);
 	pk_buf_init(&b);
-	err = pk_oa_write_version(&b, 1) ?: pk_oa_write_device_info(&b, &di) ?:
-	      pk_oa_write_topology(&b, &topo);
+	err = write_bdw_header(&b);
 	for (size_t i = 0; i < n && !err; i++)
 		err = pk_oa_write_correlation(&b, corr[i][0], corr[i][1]);
 	if (!err)
@@ -527,6 +535,77 @@ static void check_far_points(void)
 		is_int(pk_oa_recording_cpu_time(rec, 0x7d0u), 5000, "near points: extrapolated exactly");
 		pk_oa_recording_free(rec);
 	}
+}
+
+/*
+ * pk_oa_recording_accumulate (what bench/oa_report.c times) against the sum
+ * of pk_oa_accumulate over each pair: 600 Broadwell reports of random
+ * counters (each drawn near its wrap now and then), with LOST and
+ * correlation records between some of them, so that the reports lie in
+ * runs of several strides; ranges across those breaks, of one pair, of
+ * none, and a last report past the end (nothing added).
+ */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint32_t rnd32(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (uint32_t)(rng_state >> 11);
+}
+
+static void check_recording_accumulate(void)
+{
+	enum { N = 600, SIZE = 256 };
+	static const size_t ranges[][2] = { { 0, N - 1 }, { 3, 250 }, { 97, 98 }, { 401, 599 }, { 7, 7 } };
+	struct pk_oa_recording *rec = NULL;
+	struct pk_buf b;
+	struct pk_diag d;
+	int err;
+
+	pk_buf_init(&b);
+	err = write_bdw_header(&b) ?: pk_oa_write_correlation(&b, 1000, 0);
+	for (int i = 0; i < N && !err; i++) {
+		uint32_t r[SIZE / 4];
+
+		for (int k = 0; k < SIZE / 4; k++)
+			r[k] = rnd32() % 5 ? rnd32() : 0xffffffffu - rnd32() % 16;
+		r[0] = 0;                   /* reason and context flags: none */
+		if (!err && i % 61 == 60)
+			err = pk_oa_write_lost(&b, PK_OA_RECORD_REPORT_LOST);
+		if (!err && i % 151 == 150)
+			err = pk_oa_write_correlation(&b, 1000 + (uint64_t)i, (uint64_t)i);
+		if (!err)
+			err = pk_oa_write_sample(&b, r, SIZE);
+	}
+	pk_diag_init(&d);
+	if (!err)
+		err = pk_oa_recording_read_mem(b.data, b.len, "accumulate", &rec, &d);
+	pk_buf_release(&b);
+	is_int(err, 0, "accumulate: the recording reads (%s)", d.msg);
+	if (err)
+		return;
+	is_int(pk_oa_recording_n_reports(rec), N, "accumulate: %d reports", N);
+	for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++) {
+		const struct pk_oa_decoder *dec = pk_oa_recording_decoder(rec);
+		uint64_t got[PK_OA_MAX_VALUES], want[PK_OA_MAX_VALUES];
+		size_t first = ranges[i][0], last = ranges[i][1];
+
+		for (int k = 0; k < PK_OA_MAX_VALUES; k++)
+			got[k] = want[k] = (uint64_t)k << 40;      /* added to, not replaced */
+		for (size_t j = first; j < last; j++)
+			pk_oa_accumulate(dec, pk_oa_recording_report(rec, j), pk_oa_recording_report(rec, j + 1), want);
+		pk_oa_recording_accumulate(rec, first, last, got);
+		ok(!memcmp(got, want, sizeof(got)), "accumulate: reports %zu to %zu, as pair by pair", first, last);
+	}
+	{
+		uint64_t got[PK_OA_MAX_VALUES] = { 0 }, zero[PK_OA_MAX_VALUES] = { 0 };
+
+		pk_oa_recording_accumulate(rec, 0, N, got);
+		ok(!memcmp(got, zero, sizeof(got)), "accumulate: a last report past the end adds nothing");
+	}
+	pk_oa_recording_free(rec);
 }
 
 int main(void)
@@ -568,5 +647,6 @@ int main(void)
 	check_rewrite("edge_noversion_reordered", "-c GpuTime,GpuBusy", reader);
 	check_corrupt();
 	check_far_points();
+	check_recording_accumulate();
 	return done_testing();
 }
