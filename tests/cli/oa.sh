@@ -228,6 +228,9 @@ for j in "" --json; do
 	is "$?" 1 "report ${j:-text} to a full disk: exit 1"
 	grep -q "cannot write the report: No space left on device" "$TMP/full.err" && pass "report ${j:-text} to a full disk says so" ||
 		fail "report ${j:-text} to a full disk says so" "$(cat "$TMP/full.err")"
+	"$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics-dir "$M" -c list $j >/dev/full 2>"$TMP/full.err"
+	is "$?:$(cat "$TMP/full.err")" "1:perfkit: cannot write the counter list: No space left on device" \
+		"-c list ${j:-text} to a full disk: exit 1, in words"
 done
 "$PERFKIT" oa frobnicate 2>/dev/null; is "$?" 2 "unknown oa command: exit 2"
 head -c 100 "$D/bdw_renderbasic.i915perf" >"$TMP/trunc.i915perf"
