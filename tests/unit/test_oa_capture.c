@@ -23,7 +23,8 @@
  *     with a complete file; a file size limit reached mid-capture (a full
  *     disk: RLIMIT_FSIZE, EFBIG) and /dev/full (ENOSPC) give the write error
  *     and leave whole records only: the file reads back with the reports
- *     the stats say it holds, the same bytes the stream gave;
+ *     the stats say it holds, the same bytes the stream gave; /dev/full in
+ *     circular-buffer mode fails at the start, before the stream is read;
  *  6. the driver's poll period: its property, the 100 us minimum, refused
  *     below i915 perf revision 5, named in the kernel's EINVAL;
  *  7. circular-buffer mode: a 16 KiB ring keeps the newest reports, the
@@ -1119,6 +1120,22 @@ static void test_stop_and_full_disk(void)
 		ok(strstr(d.msg, "No space left on device") != NULL, "/dev/full: message %s", d.msg);
 		ok(st.file_bytes == 0 && st.reports_written == 0, "/dev/full: stats say nothing was written");
 		is_int(f.stream_closed, 1, "/dev/full: the stream is closed");
+		pk_oa_device_close(dev);
+	} else {
+		ok(1, "# SKIP /dev/full is not writable");
+	}
+	/* the same in circular-buffer mode: the file's header, written at the start, cannot be */
+	if (access("/dev/full", W_OK) == 0 && open_dev(&f, &ops, &dev, &d) == 0) {
+		struct pk_oa_capture_opts ring = co;
+
+		ring.ring_size = 16 << 10;
+		pk_diag_init(&d);
+		err = pk_oa_capture_run(dev, &ring, "/dev/full", &st, &d);
+		is_int(err, -ENOSPC, "/dev/full, circular buffer: -ENOSPC at the start");
+		ok(strstr(d.msg, "No space left on device") != NULL && !strcmp(d.subject, "/dev/full"),
+		   "/dev/full, circular buffer: message %s, naming %s", d.msg, d.subject);
+		is_int(f.reads, 0, "/dev/full, circular buffer: the stream is not read");
+		is_int(f.stream_closed, 1, "/dev/full, circular buffer: the stream is closed");
 		pk_oa_device_close(dev);
 	} else {
 		ok(1, "# SKIP /dev/full is not writable");
