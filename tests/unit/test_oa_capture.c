@@ -18,7 +18,7 @@
  *     the stream's parameters, EBUSY, ENODEV and any other errno in words,
  *     an unknown metric set, EIO while reading; the kernel's OA_BUFFER_LOST
  *     kept, a record of an unknown type or shorter than its header ending
- *     the capture with a complete file;
+ *     the capture with a complete file, and so do 100 ENOSPC in a row;
  *  5. the ends a user meets: should_stop (Ctrl-C) ends the capture early
  *     with a complete file; a file size limit reached mid-capture (a full
  *     disk: RLIMIT_FSIZE, EFBIG) and /dev/full (ENOSPC) give the write error
@@ -84,6 +84,7 @@ struct fake {
 	int perf_open_err;            /* DRM_IOCTL_I915_PERF_OPEN's answer when non-zero */
 	int eio_at_read;              /* read number answered with EIO (0: never) */
 	int enospc_at_read;           /* read number answered with ENOSPC once */
+	int enospc_from_read;         /* read number answered with ENOSPC, and every one after it */
 	int lost_at_read;             /* read number whose chunk starts with OA_REPORT_LOST */
 	int extra_at_read;            /* read number whose chunk starts with the record extra_type, */
 	uint32_t extra_type;          /* of extra_size bytes (its payload zeros) */
@@ -244,7 +245,8 @@ static ssize_t f_read(void *ctx, int fd, void *buf, size_t len)
 	f->reads++;
 	if (f->reads == (unsigned)f->eio_at_read)
 		return -EIO;
-	if (f->reads == (unsigned)f->enospc_at_read)
+	if (f->reads == (unsigned)f->enospc_at_read ||
+	    (f->enospc_from_read && f->reads >= (unsigned)f->enospc_from_read))
 		return -ENOSPC;
 	if (f->reads == (unsigned)f->lost_at_read && len >= 8) {
 		struct drm_i915_perf_record_header h = { .type = DRM_I915_PERF_RECORD_OA_REPORT_LOST, .size = 8 };
@@ -980,7 +982,8 @@ static int capture_limited(struct pk_oa_device *dev, const struct pk_oa_capture_
  * kernel's own OA_BUFFER_LOST (the OA buffer overflowed) is kept and
  * counted, a record of a type i915 does not send or one shorter than its
  * header ends the capture with -EIO, naming it, and the file then holds
- * the reports read before it, with its last correlation point.
+ * the reports read before it, with its last correlation point; 100 reads
+ * in a row refused with ENOSPC end it too, each marked in the file.
  */
 static void test_stream_says(void)
 {
@@ -1053,6 +1056,27 @@ static void test_stream_says(void)
 		ok(n_corr >= 2, "the file: its first and last correlation points (%zu)", n_corr);
 		pk_oa_recording_free(rec);
 		rec = NULL;
+		pk_oa_device_close(dev);
+	}
+	/* ENOSPC on every read from the third: the capture gives up after 100 in a row */
+	if (open_dev(&f, &ops, &dev, &d) == 0) {
+		co.duration_ns = 10ull * 1000000000;
+		f.enospc_from_read = 3;
+		pk_diag_init(&d);
+		err = pk_oa_capture_run(dev, &co, file, &st, &d);
+		is_int(err, -ENOSPC, "ENOSPC on every read: -ENOSPC");
+		is_str(d.msg, "the i915 perf stream refused 100 reads in a row with ENOSPC", "in words");
+		is_int(f.reads, 102, "after 100 of them");
+		is_int(st.buffers_lost, 100, "each counted as a lost buffer");
+		pk_diag_init(&d);
+		if (pk_oa_recording_read_file(file, &rec, &d) == 0) {
+			is_int(pk_oa_recording_buffers_lost(rec), 100, "the file: 100 OA_BUFFER_LOST records");
+			is_int(pk_oa_recording_n_reports(rec), f.n_reports, "the file: the reports read before (%u)",
+			       f.n_reports);
+			pk_oa_recording_free(rec);
+		} else {
+			ok(0, "the recording reads back: %s", d.msg);
+		}
 		pk_oa_device_close(dev);
 	}
 }
