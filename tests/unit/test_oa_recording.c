@@ -471,6 +471,24 @@ static void check_corrupt(void)
 	}
 	pk_diag_init(&d);
 	is_int(pk_oa_recording_read_mem(NULL, 0, "empty", &rec, &d), -ENODATA, "empty input: missing info");
+	{
+		/* a TOPOLOGY record (at 360, of 32 bytes) whose masks are 8 bytes more than perfkit takes */
+		size_t big = 8 + 16 + PK_OA_TOPOLOGY_MAX_DATA + 8, n = 360 + big + (len - 392);
+		uint8_t *t = calloc(1, n);
+		uint32_t type = PK_OA_RECORD_TOPOLOGY;
+		uint16_t size = (uint16_t)big;
+
+		memcpy(t, buf, 360);
+		memcpy(t + 360, &type, 4);
+		memcpy(t + 366, &size, 2);
+		memcpy(t + 368, buf + 368, 16);
+		memcpy(t + 360 + big, buf + 392, len - 392);
+		pk_diag_init(&d);
+		is_int(pk_oa_recording_read_mem(t, n, "topo", &rec, &d), -EBADMSG, "a topology too large: corrupt");
+		is_int(d.offset, 360, "a topology too large: offset of the record");
+		is_str(d.msg, "topology data too large (4104 bytes, at most 4096)", "a topology too large: message");
+		free(t);
+	}
 	free(c);
 	free(buf);
 }
