@@ -18,7 +18,9 @@
  *     the stream's parameters, EBUSY, ENODEV and any other errno in words,
  *     an unknown metric set, EIO while reading; the kernel's OA_BUFFER_LOST
  *     kept, a record of an unknown type or shorter than its header ending
- *     the capture with a complete file, and so do 100 ENOSPC in a row;
+ *     the capture with a complete file, and so do 100 ENOSPC in a row and
+ *     the GPU timestamp register refused mid-capture (refused from the
+ *     start: no stream, no file);
  *  5. the ends a user meets: should_stop (Ctrl-C) ends the capture early
  *     with a complete file; a file size limit reached mid-capture (a full
  *     disk: RLIMIT_FSIZE, EFBIG) and /dev/full (ENOSPC) give the write error
@@ -85,6 +87,7 @@ struct fake {
 	int eio_at_read;              /* read number answered with EIO (0: never) */
 	int enospc_at_read;           /* read number answered with ENOSPC once */
 	int enospc_from_read;         /* read number answered with ENOSPC, and every one after it */
+	unsigned reg_read_err_from;   /* REG_READ number refused with EIO, and every one after it */
 	int lost_at_read;             /* read number whose chunk starts with OA_REPORT_LOST */
 	int extra_at_read;            /* read number whose chunk starts with the record extra_type, */
 	uint32_t extra_type;          /* of extra_size bytes (its payload zeros) */
@@ -225,6 +228,8 @@ static int f_ioctl(void *ctx, int fd, unsigned long req, void *arg)
 
 		if (rr->offset != (0x2358 | I915_REG_READ_8B_WA))
 			return -EINVAL;
+		if (f->reg_read_err_from && f->reg_reads + 1 >= f->reg_read_err_from)
+			return -EIO;
 		rr->val = gpu_now(f);
 		f->reg_reads++;
 		return 0;
@@ -1058,6 +1063,46 @@ static void test_stream_says(void)
 		rec = NULL;
 		pk_oa_device_close(dev);
 	}
+	/*
+	 * The GPU timestamp register refused from the start: no stream is
+	 * opened and no file made; refused from the fourth read on (the
+	 * first correlation point's three done): the capture ends at its next
+	 * point, and the file holds the reports read by then after the first
+	 */
+	for (unsigned from = 1; from <= 4; from += 3) {
+		char none[600];
+
+		if (open_dev(&f, &ops, &dev, &d))
+			break;
+		snprintf(none, sizeof(none), "%s/regread-%u.i915perf", root, from);
+		f.reg_read_err_from = from;
+		pk_diag_init(&d);
+		err = pk_oa_capture_run(dev, &co, none, &st, &d);
+		is_int(err, -EIO, "REG_READ refused from its call %u: -EIO", from);
+		is_str(d.msg, "cannot read the GPU timestamp register: Input/output error", "in words");
+		ok(strstr(d.subject, "/dri/card1") != NULL, "naming the card: %s", d.subject);
+		if (from == 1) {
+			is_int(f.stream_open, 0, "no stream is opened");
+			ok(access(none, F_OK) != 0, "no file is made");
+		} else {
+			size_t n_corr = 0;
+
+			is_int(f.stream_closed, 1, "the stream is closed");
+			pk_diag_init(&d);
+			if (pk_oa_recording_read_file(none, &rec, &d) == 0) {
+				pk_oa_recording_correlations(rec, &n_corr);
+				is_int(n_corr, 1, "the file: its first correlation point only");
+				ok(f.n_reports > 0 && pk_oa_recording_n_reports(rec) == f.n_reports,
+				   "the file: every report read (%u)", f.n_reports);
+				pk_oa_recording_free(rec);
+				rec = NULL;
+			} else {
+				ok(0, "the recording reads back: %s", d.msg);
+			}
+		}
+		pk_oa_device_close(dev);
+	}
+
 	/* ENOSPC on every read from the third: the capture gives up after 100 in a row */
 	if (open_dev(&f, &ops, &dev, &d) == 0) {
 		co.duration_ns = 10ull * 1000000000;
