@@ -33,9 +33,7 @@ struct pk_oa_recording {
 
 	const uint8_t **reports;       /* each report, where it lies in the buffer */
 	size_t n_reports, stride;      /* stride: the format's report size */
-	void *buf;                     /* the recording's bytes, owned: mapped or copied */
-	size_t buf_len;
-	bool buf_mapped;
+	struct pk_file_data file;      /* the recording's bytes, owned: mapped, read or copied */
 
 	struct pk_oa_correlation *corr;
 	size_t n_corr;

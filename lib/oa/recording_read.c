@@ -26,10 +26,6 @@
  * TIMESTAMP_CORRELATION payload: 0 u64 cpu_timestamp, 8 u64 gpu_timestamp
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <perfkit/oa.h>
@@ -316,28 +312,22 @@ static int setup_device(struct pk_oa_recording *rec, uint64_t off, struct pk_dia
  * Read the recording in @buf (owned from here on: kept for the reports,
  * which are not copied, and released with the recording or on failure).
  */
-static int read_owned(void *buf, size_t len, bool mapped, const char *name,
-		      const struct pk_oa_stream_device *sd, struct pk_oa_recording **out,
-		      struct oa_follow *fw, struct pk_diag *diag)
+/* The recording in @file, which it takes over (released on error too). */
+static int read_owned(struct pk_file_data *file, const char *name, const struct pk_oa_stream_device *sd,
+		      struct pk_oa_recording **out, struct oa_follow *fw, struct pk_diag *diag)
 {
 	struct pk_oa_recording *rec = calloc(1, sizeof(*rec));
-	const uint8_t *data = buf;
 	struct scan_state st = { 0 };
 	uint64_t devinfo_off = 0;
 	int err;
 
 	*out = NULL;
 	if (!rec) {
-		if (mapped)
-			munmap(buf, len);
-		else
-			free(buf);
+		pk_file_data_release(file);
 		return -ENOMEM;
 	}
-	rec->buf = buf;
-	rec->buf_len = len;
-	rec->buf_mapped = mapped;
-	err = scan(rec, data, len, sd, &devinfo_off, &st, fw, diag);
+	rec->file = *file;
+	err = scan(rec, (const uint8_t *)rec->file.data, rec->file.len, sd, &devinfo_off, &st, fw, diag);
 	if (!err)
 		err = setup_device(rec, devinfo_off, diag);
 	if (!err)
@@ -365,67 +355,35 @@ static int read_mem(const void *data, size_t len, const char *name,
 		    const struct pk_oa_stream_device *sd, struct pk_oa_recording **out,
 		    struct pk_diag *diag)
 {
-	void *copy = malloc(len ? len : 1);
+	struct pk_file_data copy = { 0 };
 
 	*out = NULL;
-	if (!copy) {
+	pk_buf_init(&copy.buf);
+	if (pk_buf_append(&copy.buf, data, len)) {
 		pk_diag_subject(diag, name);
 		return pk_diag_fail(diag, -ENOMEM, "out of memory");
 	}
-	if (len)
-		memcpy(copy, data, len);
-	return read_owned(copy, len, false, name, sd, out, NULL, diag);
+	copy.data = copy.buf.data;
+	copy.len = len;
+	return read_owned(&copy, name, sd, out, NULL, diag);
 }
 
 int oa_recording_read_file_following(const char *path, const struct pk_oa_stream_device *sd,
 				     struct pk_oa_recording **out, struct oa_follow *fw,
 				     struct pk_diag *diag)
 {
-	struct stat st;
-	void *map = NULL;
-	int fd, err;
+	/* a regular file is mapped; a pipe (zstdcat rec.zst |, ssh host cat rec |) is read to its end */
+	struct pk_file_data file;
+	int err = pk_file_data_load(path, SIZE_MAX, &file);
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		err = -errno;
-		goto fail;
+	if (err) {
+		pk_file_data_release(&file);
+		pk_diag_fail(diag, err, "cannot read: %s", strerror(-err));
+		pk_diag_subject(diag, path);
+		return err;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		err = -EISDIR;
-		goto fail;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		/* a pipe (zstdcat rec.zst |, ssh host cat rec |): its bytes, to the end */
-		struct pk_buf b;
-
-		pk_buf_init(&b);
-		err = pk_fd_read_all(fd, &b, SIZE_MAX / 2);
-		close(fd);
-		fd = -1;
-		if (err) {
-			pk_buf_release(&b);
-			goto fail;
-		}
-		return read_owned(b.data, b.len, false, path, sd, out, fw, diag);
-	}
-	if (st.st_size > 0) {
-		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-		if (map == MAP_FAILED) {
-			err = -errno;
-			goto fail;
-		}
-	}
-	close(fd);
-	if (!map)
-		return read_owned(NULL, 0, false, path, sd, out, fw, diag);
-	return read_owned(map, (size_t)st.st_size, true, path, sd, out, fw, diag);
-fail:
-	if (fd >= 0)
-		close(fd);
-	pk_diag_fail(diag, err, "cannot read: %s", strerror(-err));
-	pk_diag_subject(diag, path);
-	return err;
+	return read_owned(&file, path, sd, out, fw, diag);
 }
 
 int pk_oa_recording_read_mem(const void *data, size_t len, const char *name,
@@ -460,10 +418,7 @@ void pk_oa_recording_free(struct pk_oa_recording *rec)
 	if (!rec)
 		return;
 	free(rec->reports);
-	if (rec->buf_mapped)
-		munmap(rec->buf, rec->buf_len);
-	else
-		free(rec->buf);
+	pk_file_data_release(&rec->file);
 	free(rec->corr);
 	free(rec->chunks);
 	free(rec->marks);

@@ -69,15 +69,18 @@ static char root[256];
 #define I915_PARAM_OA_TIMESTAMP_FREQUENCY 57   /* Linux 5.19's uapi; older libdrm headers lack it */
 #endif
 
-/* I915_PARAM_PERF_REVISION of the next fake device (Linux 6.x's) */
-static int fake_perf_revision = 7;
 /*
- * What the next fake device says otherwise, for the discovery's errors
- * (all 0: as a Broadwell GT2 says it): its CHIPSET_ID (-1: refused),
- * OA_TIMESTAMP_FREQUENCY (-1: refused as before 5.19, as by default; -2:
- * CS_TIMESTAMP_FREQUENCY too), QUERY's error, and the topology's length.
+ * What a fake device says of itself: I915_PARAM_PERF_REVISION (0: the
+ * kernel has none), and where it differs from a Broadwell GT2 (0: as it
+ * says it): its CHIPSET_ID (-1: refused), OA_TIMESTAMP_FREQUENCY (0 or -1:
+ * refused, as before 5.19; -2: CS_TIMESTAMP_FREQUENCY too), QUERY's error,
+ * and the topology's length. fake_next is the next device's.
  */
-static struct { int pci_id, oa_freq, query_err, topology_length; } fake_next;
+struct fake_setup {
+	int perf_revision, pci_id, oa_freq, query_err, topology_length;
+};
+static const struct fake_setup fake_default = { .perf_revision = 7 };   /* Linux 6.x's revision */
+static struct fake_setup fake_next = { .perf_revision = 7 };
 
 /* ---- the fake device -------------------------------------------------------------- */
 
@@ -94,8 +97,7 @@ struct fake {
 	uint16_t extra_size;
 	uint32_t reports_before_extra; /* reports given before that read */
 	int open_sleep_ms;            /* DRM_IOCTL_I915_PERF_OPEN returns this late (its reports start on time) */
-	int perf_revision;            /* I915_PARAM_PERF_REVISION (0: the kernel has none) */
-	int pci_id, oa_freq, query_err, topology_length;   /* fake_next's */
+	struct fake_setup says;       /* fake_next when it was made */
 	uint64_t t0_ns, gpu_base;     /* the GPU clock: gpu_base + (now - t0) * 12.5 MHz */
 	/* what the capture asked for */
 	uint64_t props[16];
@@ -140,25 +142,25 @@ static int f_getparam(struct fake *f, drm_i915_getparam_t *gp)
 {
 	switch (gp->param) {
 	case I915_PARAM_PERF_REVISION:
-		if (!f->perf_revision)
+		if (!f->says.perf_revision)
 			return -EINVAL;
-		*gp->value = f->perf_revision;
+		*gp->value = f->says.perf_revision;
 		return 0;
 	case I915_PARAM_CHIPSET_ID:
-		if (f->pci_id < 0)
+		if (f->says.pci_id < 0)
 			return -EINVAL;
-		*gp->value = f->pci_id ? f->pci_id : FAKE_OA_PCI_ID;
+		*gp->value = f->says.pci_id ? f->says.pci_id : FAKE_OA_PCI_ID;
 		return 0;
 	case I915_PARAM_REVISION: *gp->value = FAKE_OA_REVISION; return 0;
 	case I915_PARAM_CS_TIMESTAMP_FREQUENCY:
-		if (f->oa_freq == -2)
+		if (f->says.oa_freq == -2)
 			return -EINVAL;
 		*gp->value = (int)FREQ;
 		return 0;
 	case I915_PARAM_OA_TIMESTAMP_FREQUENCY:
-		if (f->oa_freq <= 0)
+		if (f->says.oa_freq <= 0)
 			return -EINVAL;   /* a kernel before 5.19 */
-		*gp->value = f->oa_freq;
+		*gp->value = f->says.oa_freq;
 		return 0;
 	default: return -EINVAL;
 	}
@@ -171,12 +173,12 @@ static int f_query(struct fake *f, struct drm_i915_query *q)
 	const uint8_t *data = fake_oa_topology_masks;
 	struct drm_i915_query_item *item = (void *)(uintptr_t)q->items_ptr;
 
-	if (f->query_err)
-		return f->query_err;
+	if (f->says.query_err)
+		return f->says.query_err;
 	if (q->num_items != 1 || item->query_id != DRM_I915_QUERY_TOPOLOGY_INFO)
 		return -EINVAL;
 	if (item->length == 0) {
-		item->length = f->topology_length ? f->topology_length : (int)(16 + sizeof(fake_oa_topology_masks));
+		item->length = f->says.topology_length ? f->says.topology_length : (int)(16 + sizeof(fake_oa_topology_masks));
 		return 0;
 	}
 	if (item->length < (int)(16 + sizeof(fake_oa_topology_masks)))
@@ -309,11 +311,7 @@ static void fake_init(struct fake *f, struct pk_oa_dev_ops *ops)
 		reports = malloc((size_t)MAX_REPORTS * REPORT_SIZE);
 	memset(f, 0, sizeof(*f));
 	f->reports = reports;
-	f->perf_revision = fake_perf_revision;
-	f->pci_id = fake_next.pci_id;
-	f->oa_freq = fake_next.oa_freq;
-	f->query_err = fake_next.query_err;
-	f->topology_length = fake_next.topology_length;
+	f->says = fake_next;
 	snprintf(f->node, sizeof(f->node), "%s/dev/dri/card1", root);
 	f->t0_ns = pk_now_ns();
 	/*
@@ -466,7 +464,7 @@ static void test_discovery_says(void)
 			pk_oa_device_close(dev);
 		dev = NULL;
 	}
-	memset(&fake_next, 0, sizeof(fake_next));
+	fake_next = fake_default;
 	for (size_t i = 0; i < sizeof(freqs) / sizeof(freqs[0]); i++) {
 		fake_next.oa_freq = freqs[i].oa_freq;
 		if (open_dev(&f, &ops, &dev, &d)) {
@@ -477,7 +475,7 @@ static void test_discovery_says(void)
 		       freqs[i].from);
 		pk_oa_device_close(dev);
 	}
-	memset(&fake_next, 0, sizeof(fake_next));
+	fake_next = fake_default;
 }
 
 /* ---- 3. capture -------------------------------------------------------------------- */
@@ -1251,7 +1249,7 @@ static void test_poll_period(void)
 	}
 	co.poll_period_ns = 5000000;
 	for (int rev = 4; rev >= 0; rev -= 4) {
-		fake_perf_revision = rev;
+		fake_next.perf_revision = rev;
 		if (open_dev(&f, &ops, &dev, &d) == 0) {
 			char want[80];
 
@@ -1264,7 +1262,7 @@ static void test_poll_period(void)
 			pk_oa_device_close(dev);
 		}
 	}
-	fake_perf_revision = 0;
+	fake_next.perf_revision = 0;
 	co.poll_period_ns = 0;
 	if (open_dev(&f, &ops, &dev, &d) == 0) {
 		err = pk_oa_capture_run(dev, &co, file, &st, &d);
@@ -1272,7 +1270,7 @@ static void test_poll_period(void)
 		is_int(f.n_props, 4, "and no POLL_OA_PERIOD property");
 		pk_oa_device_close(dev);
 	}
-	fake_perf_revision = 7;
+	fake_next = fake_default;
 	co.poll_period_ns = 3000000;
 	if (open_dev(&f, &ops, &dev, &d) == 0) {
 		f.perf_open_err = -EINVAL;
