@@ -18,7 +18,8 @@
  *    byte for byte; then each of the 78 metric sets of the four files in a
  *    short recording; and where the two part on purpose, a segment in which
  *    the GPU clock wraps twice (perfkit sums its pairs, the reader takes one
- *    delta).
+ *    delta). Then random recordings from fixed seeds (check_random; set
+ *    PK_OA_RANDOM_SEEDS for more), compared in the same ways.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -538,6 +539,17 @@ struct gen_case {
 	size_t n_reports;
 };
 
+/*
+ * What check_random() chooses beside a gen_case; without it, a period that
+ * keeps the recording under 2^31 ticks, a correlation point every 8
+ * reports, about one GPU clock tick a timestamp tick, and the PCI id as seed.
+ */
+struct gen_timing {
+	uint32_t period;
+	unsigned corr_every, clk_per_tick;
+	uint64_t seed;
+};
+
 /* Whether the last report starts a context of its own (it then makes no segment). */
 static bool lone_last_report(const struct pk_oa_recording *rec)
 {
@@ -709,7 +721,8 @@ static void write_generated(const struct oa_gen *g, const char *path, const char
 	pk_buf_release(&b);
 }
 
-static void check_generated(const struct gen_case *c, const char *tmpdir)
+static void check_generated(const struct gen_case *c, const struct gen_timing *timing,
+			    const char *tmpdir)
 {
 	size_t n_reports = c->n_reports;
 	bool per_report = n_reports <= 2000;     /* -r on longer ones prints millions of lines */
@@ -718,7 +731,8 @@ static void check_generated(const struct gen_case *c, const char *tmpdir)
 	 * reader loses 2^32 ticks on each timestamp wrap it does not assert on
 	 * (perfkit does not), so long ones stay within 2^31 ticks
 	 */
-	uint64_t period = n_reports * 100000 <= (1ull << 31) ? 100000 : (1ull << 31) / n_reports;
+	uint64_t period = timing ? timing->period
+			  : n_reports * 100000 <= (1ull << 31) ? 100000 : (1ull << 31) / n_reports;
 	static struct pk_oa_topology topo;
 	char path[2048], xml[2048], what[200];
 	struct pk_oa_metrics *m = NULL;
@@ -743,8 +757,10 @@ static void check_generated(const struct gen_case *c, const char *tmpdir)
 			.ts_freq = c->freq, .set = c->set, .uuid = set->hw_config_guid, .topo = &topo,
 			.n_reports = n_reports, .period = period, .ts0 = c->ts0, .a40_start = c->a40,
 			.u32_start = c->u32, .ctx_every = c->ctx_every, .invalid_every = c->invalid_every,
-			.lost_every = c->lost_every, .reason_every = c->reason_every, .corr_every = 8,
-			.seed = c->pci_id,
+			.lost_every = c->lost_every, .reason_every = c->reason_every,
+			.corr_every = timing ? timing->corr_every : 8,
+			.clk_per_tick = timing ? timing->clk_per_tick : 0,
+			.seed = timing ? timing->seed : c->pci_id,
 		};
 
 		snprintf(path, sizeof(path), "%s/%s.i915perf", tmpdir, c->what);
@@ -925,6 +941,18 @@ static void check_reader_clock_wraps(const char *tmpdir)
 	free(out);
 }
 
+/* The four platforms of the shared recordings, for recordings of any set of their metric file. */
+static const struct gen_case gen_devices[] = {
+	{ "hsw", "hsw_renderbasic", "oa-hsw.xml", NULL, 0x0416, 7, PK_OA_FORMAT_A45_B8_C8,
+	  12500000, 0x310000000ull, 0, 0xfff00000u, 5, 0, 0, 0, 40 },
+	{ "bdw", "bdw_renderbasic", "oa-bdw.xml", NULL, 0x1616, 8, PK_OA_FORMAT_A32u40_A4u32_B8_C8,
+	  12500000, 0x310000000ull, (1ull << 40) - 3000000, 0xfff00000u, 5, 0, 0, 0, 40 },
+	{ "skl", "skl_renderbasic", "oa-sklgt2.xml", NULL, 0x1916, 9, PK_OA_FORMAT_A32u40_A4u32_B8_C8,
+	  12000000, 0x310000000ull, (1ull << 40) - 3000000, 0xfff00000u, 5, 0, 0, 0, 40 },
+	{ "tgl", "tgl_renderbasic", "oa-tglgt2.xml", NULL, 0x9a49, 12, PK_OA_FORMAT_A32u40_A4u32_B8_C8,
+	  19200000, 0x310000000ull, (1ull << 40) - 3000000, 0xfff00000u, 5, 0, 0, 0, 40 },
+};
+
 /*
  * Every metric set of every metric file, each in a short recording (40
  * reports, a context every 5, 40-bit and 32-bit counters wrapping): the
@@ -935,43 +963,123 @@ static void check_reader_clock_wraps(const char *tmpdir)
  */
 static void check_every_set(const char *tmpdir)
 {
-	static const struct gen_case devices[] = {
-		{ "hsw", "hsw_renderbasic", "oa-hsw.xml", NULL, 0x0416, 7, PK_OA_FORMAT_A45_B8_C8,
-		  12500000, 0x310000000ull, 0, 0xfff00000u, 5, 0, 0, 0, 40 },
-		{ "bdw", "bdw_renderbasic", "oa-bdw.xml", NULL, 0x1616, 8, PK_OA_FORMAT_A32u40_A4u32_B8_C8,
-		  12500000, 0x310000000ull, (1ull << 40) - 3000000, 0xfff00000u, 5, 0, 0, 0, 40 },
-		{ "skl", "skl_renderbasic", "oa-sklgt2.xml", NULL, 0x1916, 9, PK_OA_FORMAT_A32u40_A4u32_B8_C8,
-		  12000000, 0x310000000ull, (1ull << 40) - 3000000, 0xfff00000u, 5, 0, 0, 0, 40 },
-		{ "tgl", "tgl_renderbasic", "oa-tglgt2.xml", NULL, 0x9a49, 12, PK_OA_FORMAT_A32u40_A4u32_B8_C8,
-		  19200000, 0x310000000ull, (1ull << 40) - 3000000, 0xfff00000u, 5, 0, 0, 0, 40 },
-	};
-
-	for (size_t i = 0; i < sizeof(devices) / sizeof(devices[0]); i++) {
+	for (size_t i = 0; i < sizeof(gen_devices) / sizeof(gen_devices[0]); i++) {
 		struct pk_oa_metrics *m = NULL;
 		char xml[2048], what[200];
 		struct pk_diag d;
 		size_t n;
 
-		snprintf(xml, sizeof(xml), "%s/%s", xml_dir, devices[i].xml);
+		snprintf(xml, sizeof(xml), "%s/%s", xml_dir, gen_devices[i].xml);
 		pk_diag_init(&d);
-		if (!ok(pk_oa_metrics_load(xml, &m, &d) == 0, "%s loads: %s", devices[i].xml, d.msg))
+		if (!ok(pk_oa_metrics_load(xml, &m, &d) == 0, "%s loads: %s", gen_devices[i].xml, d.msg))
 			continue;
 		n = pk_oa_metrics_n_sets(m);
 		for (size_t k = 0; k < n; k++) {
 			const struct pk_oa_set_info *set = pk_oa_metrics_set(m, k);
-			struct gen_case c = devices[i];
+			struct gen_case c = gen_devices[i];
 
-			snprintf(what, sizeof(what), "%s_%s", devices[i].what, set->symbol_name);
+			snprintf(what, sizeof(what), "%s_%s", gen_devices[i].what, set->symbol_name);
 			c.what = what;
 			c.set = set->symbol_name;
 			if (!set->hw_config_guid) {
 				ok(1, "# SKIP %s: the set has no GUID to record", what);
 				continue;
 			}
-			check_generated(&c, tmpdir);
+			check_generated(&c, NULL, tmpdir);
 		}
 		pk_oa_metrics_free(m);
 	}
+}
+
+static uint64_t gen_rand64(uint64_t *s)
+{
+	uint64_t hi = oa_gen_rand(s);
+
+	return hi << 32 | oa_gen_rand(s);
+}
+
+/* A random number below @n one time in @one_in, else 0. */
+static unsigned gen_sometimes(uint64_t *s, unsigned one_in, unsigned n)
+{
+	if (oa_gen_rand(s) % one_in)
+		return 0;
+	return oa_gen_rand(s) % n;
+}
+
+/*
+ * Random recordings, from fixed seeds so that a failure is the same on every
+ * run: each picks a platform, any set of its metric file, 2 to 60 reports
+ * (one in four up to 3,000), a period of 1,000 to 200,000 ticks, 1 to 3 GPU
+ * clock ticks a timestamp tick, counters starting anywhere or just before
+ * their wraps, and contexts, invalid contexts, LOST records, other reasons
+ * and correlation points every few reports or none, then everything
+ * check_generated() compares. The timestamp does not wrap inside (the reader
+ * asserts there, check_generated's own case), nor the GPU clock twice in a
+ * segment (check_reader_clock_wraps). Seeds 1 to 40 on every run;
+ * PK_OA_RANDOM_SEEDS=N runs 1 to N instead, for a longer search.
+ */
+static void check_random(const char *tmpdir)
+{
+	struct pk_oa_metrics *m[sizeof(gen_devices) / sizeof(gen_devices[0])] = { NULL };
+	size_t n_devices = sizeof(gen_devices) / sizeof(gen_devices[0]);
+	const char *env = getenv("PK_OA_RANDOM_SEEDS");
+	uint64_t n_seeds = env ? strtoull(env, NULL, 10) : 40;
+
+	for (size_t i = 0; i < n_devices; i++) {
+		char xml[2048];
+		struct pk_diag d;
+
+		snprintf(xml, sizeof(xml), "%s/%s", xml_dir, gen_devices[i].xml);
+		pk_diag_init(&d);
+		if (!ok(pk_oa_metrics_load(xml, &m[i], &d) == 0, "random: %s loads: %s", gen_devices[i].xml,
+			d.msg))
+			goto out;
+	}
+	for (uint64_t seed = 1; seed <= n_seeds; seed++) {
+		uint64_t s = seed * 2654435761u + 7;
+		size_t dev = oa_gen_rand(&s) % n_devices;
+		const struct pk_oa_set_info *set =
+			pk_oa_metrics_set(m[dev], oa_gen_rand(&s) % pk_oa_metrics_n_sets(m[dev]));
+		struct gen_case c = gen_devices[dev];
+		struct gen_timing t = { .seed = seed };
+		uint64_t ts_high;
+		char what[200];
+
+		/* one call to oa_gen_rand() a statement or condition: the same numbers from every compiler */
+		c.set = set->symbol_name;
+		c.n_reports = oa_gen_rand(&s) % 4 ? 60 : 3000;
+		c.n_reports = 2 + oa_gen_rand(&s) % c.n_reports;
+		t.period = 1000 + oa_gen_rand(&s) % 200000;
+		t.clk_per_tick = 1 + oa_gen_rand(&s) % 3;
+		while ((uint64_t)c.n_reports * t.period * t.clk_per_tick >= 1ull << 31)
+			t.period /= 2;
+		/* anywhere that leaves the recording's span before the next 2^32 boundary */
+		ts_high = gen_rand64(&s) & 0xf00000000ull;
+		c.ts0 = ts_high + t.period +
+			gen_rand64(&s) % ((1ull << 32) - (c.n_reports + 2) * (uint64_t)t.period);
+		c.a40 = oa_gen_rand(&s) % 2 ? (1ull << 40) - 1 - gen_rand64(&s) % 100000000
+					   : gen_rand64(&s) & ((1ull << 40) - 1);
+		c.u32 = oa_gen_rand(&s) % 2 ? UINT32_MAX - oa_gen_rand(&s) % 100000000 : oa_gen_rand(&s);
+		c.ctx_every = oa_gen_rand(&s) % 12;
+		c.invalid_every = gen_sometimes(&s, 3, 8);
+		c.lost_every = gen_sometimes(&s, 3, 10);
+		c.reason_every = gen_sometimes(&s, 3, 6);
+		t.corr_every = 1 + oa_gen_rand(&s) % 60;  /* past the end: the first and last only */
+		snprintf(what, sizeof(what), "random_%" PRIu64 "_%s_%s", seed, c.what, c.set);
+		diag("%s: %zu reports, period %u, GPU clock ticks a timestamp tick %u, ts0 %#" PRIx64
+		     ", a40 %#" PRIx64 ", u32 %#x, a context every %u, invalid %u, lost %u, reason %u, correlation %u",
+		     what, c.n_reports, t.period, t.clk_per_tick, c.ts0, c.a40, c.u32, c.ctx_every,
+		     c.invalid_every, c.lost_every, c.reason_every, t.corr_every);
+		c.what = what;
+		if (!set->hw_config_guid) {
+			ok(1, "# SKIP %s: the set has no GUID to record", what);
+			continue;
+		}
+		check_generated(&c, &t, tmpdir);
+	}
+out:
+	for (size_t i = 0; i < n_devices; i++)
+		pk_oa_metrics_free(m[i]);
 }
 
 static void check_reader(void)
@@ -1042,9 +1150,10 @@ static void check_reader(void)
 	if (!ok(mkdtemp(tmpdir) != NULL, "temporary directory"))
 		return;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		check_generated(&cases[i], tmpdir);
+		check_generated(&cases[i], NULL, tmpdir);
 	check_reader_clock_wraps(tmpdir);
 	check_every_set(tmpdir);
+	check_random(tmpdir);
 	{
 		char cmd[200];
 
