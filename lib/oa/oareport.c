@@ -26,8 +26,12 @@ static int find_metrics(const struct pk_oa_summary_opts *o, const struct pk_oa_r
 				    pk_oa_recording_device(rec)->device_id);
 	err = pk_oa_metrics_path(o->metrics_file, o->metrics_dir, p ? p->metrics : NULL, buf,
 				 sizeof(buf), diag);
-	if (err)
+	if (err) {
+		if (diag && !o->metrics_file)
+			pk_diag_hint(diag, "give the metric file with --metrics FILE (Intel's oa-%s.xml, as IGT and Mesa ship it), or -c none for the segments without counters",
+				     p->metrics);
 		return err;
+	}
 	*path = strdup(buf);
 	return *path ? 0 : -ENOMEM;
 }

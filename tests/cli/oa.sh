@@ -114,8 +114,9 @@ if [ -e /usr/share/perfkit/oa ]; then
 	skip "/usr/share/perfkit/oa exists here: no message to check"
 else
 	env -u PERFKIT_OA_METRICS "$TMP/bare/bin/perfkit" oa report "$D/bdw_renderbasic.i915perf" >"$TMP/bare.txt" 2>&1
-	is "$?:$(cat "$TMP/bare.txt")" "2:perfkit: '/usr/share/perfkit/oa': no metric file for platform 'bdw' (looked for oa-bdw.xml): No such file or directory" \
-		"nothing installed beside the program: exit 2, naming /usr/share/perfkit/oa"
+	is "$?:$(cat "$TMP/bare.txt")" "2:perfkit: '/usr/share/perfkit/oa': no metric file for platform 'bdw' (looked for oa-bdw.xml): No such file or directory
+hint: give the metric file with --metrics FILE (Intel's oa-bdw.xml, as IGT and Mesa ship it), or -c none for the segments without counters" \
+		"nothing installed beside the program: exit 2, naming /usr/share/perfkit/oa, with a hint"
 fi
 "$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics "$M/oa-bdw.xml" -r --json >"$TMP/pr.json" 2>&1
 gt=$(awk '/^   GpuTime: /{print $2; exit}' "$D/tgl_renderbasic.reader-output.txt")
@@ -221,6 +222,11 @@ is "$?:$(tail -1 "$TMP/u.err")" "2:hint: did you mean 'RenderBasic'?" "a mistype
 is "$(compare "$TMP/case.json" "$D/bdw_renderbasic.reader-output.txt")" ok "-m renderbasic: the set, ignoring case (as i915-perf-recorder -m)"
 "$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics-dir "$TMP" 2>"$TMP/u.err" >/dev/null; is "$?" 2 "no metric file: exit 2"
 grep -q "no metric file for platform 'bdw'" "$TMP/u.err" && pass "missing metric file named" || fail "missing metric file named" "$(cat "$TMP/u.err")"
+is "$(tail -1 "$TMP/u.err")" "hint: give the metric file with --metrics FILE (Intel's oa-bdw.xml, as IGT and Mesa ship it), or -c none for the segments without counters" \
+	"no metric file: the hint names it, --metrics and -c none"
+"$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics-dir "$TMP" -c none >"$TMP/none.txt" 2>&1
+is "$?:$(grep -c '^Time: ' "$TMP/none.txt"):$(grep -c '^   ' "$TMP/none.txt")" \
+	"0:$(grep -c '^Time: ' "$D/bdw_renderbasic.reader-output.txt"):0" "and -c none then gives the segments, no counters"
 "$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --bogus 2>/dev/null; is "$?" 2 "unknown option: exit 2"
 # a full disk: the write error is said, exit 1 (text and JSON, with per-report lines)
 for j in "" --json; do
