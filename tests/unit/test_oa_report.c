@@ -19,7 +19,8 @@
  *    short recording; and where the two part on purpose, a segment in which
  *    the GPU clock wraps twice (perfkit sums its pairs, the reader takes one
  *    delta). Then random recordings from fixed seeds (check_random; set
- *    PK_OA_RANDOM_SEEDS for more), compared in the same ways.
+ *    PK_OA_RANDOM_SEEDS for more), compared in the same ways, and random
+ *    DG2 recordings, decoding only (check_random_dg2).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -512,8 +513,11 @@ static char *run_reader(const char *path, const char *flags)
 	return out;
 }
 
-/* The topology and platform values of a shared recording, reused for generated ones. */
-static bool shared_device(const char *base, struct pk_oa_topology *t)
+/*
+ * The topology of a shared recording, reused for generated ones, and (@freq
+ * not NULL) its timestamp frequency.
+ */
+static bool shared_device(const char *base, struct pk_oa_topology *t, uint64_t *freq)
 {
 	char path[2048];
 	struct pk_oa_recording *rec;
@@ -524,6 +528,8 @@ static bool shared_device(const char *base, struct pk_oa_topology *t)
 	if (pk_oa_recording_read_file(path, &rec, &d))
 		return false;
 	*t = *pk_oa_recording_topology(rec);
+	if (freq)
+		*freq = pk_oa_recording_device(rec)->timestamp_frequency;
 	pk_oa_recording_free(rec);
 	return true;
 }
@@ -589,20 +595,34 @@ static char *printed(const struct pk_oa_summary *s, bool list, bool per_report)
 	return text;
 }
 
+/* @text (may be NULL) without its lines that start with @prefix, in place. */
+static char *drop_lines(char *text, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	char *in = text, *out = text;
+
+	while (in && *in) {
+		char *eol = strchr(in, '\n');
+		size_t len = eol ? (size_t)(eol - in) + 1 : strlen(in);
+
+		if (strncmp(in, prefix, n) != 0) {
+			memmove(out, in, len);
+			out += len;
+		}
+		in += len;
+	}
+	if (out)
+		*out = 0;
+	return text;
+}
+
 /*
  * perfkit's text, without its "Lost:" line (the reader prints none), to
  * compare with the reader's stdout and stderr.
  */
 static char *print_text(const struct pk_oa_summary *s, bool per_report)
 {
-	char *text = printed(s, false, per_report), *lost;
-
-	if (text && (lost = strstr(text, "\nLost: "))) {
-		char *eol = strchr(lost + 1, '\n');
-
-		memmove(lost + 1, eol ? eol + 1 : lost + 1, strlen(eol ? eol + 1 : lost + 1) + 1);
-	}
-	return text;
+	return drop_lines(printed(s, false, per_report), "Lost: ");
 }
 
 static uint64_t json_u64(json_object *o, const char *key)
@@ -721,11 +741,11 @@ static void write_generated(const struct oa_gen *g, const char *path, const char
 	pk_buf_release(&b);
 }
 
-static void check_generated(const struct gen_case *c, const struct gen_timing *timing,
-			    const char *tmpdir)
+/* The generator's settings for @c (with @timing, or its defaults), @uuid and @topo. */
+static struct oa_gen gen_of(const struct gen_case *c, const struct gen_timing *timing, const char *uuid,
+			    const struct pk_oa_topology *topo)
 {
 	size_t n_reports = c->n_reports;
-	bool per_report = n_reports <= 2000;     /* -r on longer ones prints millions of lines */
 	/*
 	 * 100,000 ticks between reports, or less for long recordings: the
 	 * reader loses 2^32 ticks on each timestamp wrap it does not assert on
@@ -733,6 +753,25 @@ static void check_generated(const struct gen_case *c, const struct gen_timing *t
 	 */
 	uint64_t period = timing ? timing->period
 			  : n_reports * 100000 <= (1ull << 31) ? 100000 : (1ull << 31) / n_reports;
+
+	return (struct oa_gen){
+		.pci_id = c->pci_id, .format = c->format, .graphics_ver = c->gen,
+		.ts_freq = c->freq, .set = c->set, .uuid = uuid, .topo = topo,
+		.n_reports = n_reports, .period = (uint32_t)period, .ts0 = c->ts0, .a40_start = c->a40,
+		.u32_start = c->u32, .ctx_every = c->ctx_every, .invalid_every = c->invalid_every,
+		.lost_every = c->lost_every, .reason_every = c->reason_every,
+		.corr_every = timing ? timing->corr_every : 8,
+		.clk_per_tick = timing ? timing->clk_per_tick : 0,
+		.seed = timing ? timing->seed : c->pci_id,
+	};
+}
+
+static void check_generated(const struct gen_case *c, const struct gen_timing *timing,
+			    const char *tmpdir)
+{
+	size_t n_reports = c->n_reports;
+	bool per_report = n_reports <= 2000;     /* -r on longer ones prints millions of lines */
+	uint64_t period;
 	static struct pk_oa_topology topo;
 	char path[2048], xml[2048], what[200];
 	struct pk_oa_metrics *m = NULL;
@@ -746,23 +785,15 @@ static void check_generated(const struct gen_case *c, const struct gen_timing *t
 	snprintf(what, sizeof(what), "generated %s", c->what);
 	snprintf(xml, sizeof(xml), "%s/%s", xml_dir, c->xml);
 	pk_diag_init(&d);
-	if (!ok(shared_device(c->device, &topo) && pk_oa_metrics_load(xml, &m, &d) == 0 &&
+	if (!ok(shared_device(c->device, &topo, NULL) && pk_oa_metrics_load(xml, &m, &d) == 0 &&
 		(set = pk_oa_metrics_find_set(m, c->set)), "%s: device and metric set", what)) {
 		pk_oa_metrics_free(m);
 		return;
 	}
 	{
-		struct oa_gen g = {
-			.pci_id = c->pci_id, .format = c->format, .graphics_ver = c->gen,
-			.ts_freq = c->freq, .set = c->set, .uuid = set->hw_config_guid, .topo = &topo,
-			.n_reports = n_reports, .period = period, .ts0 = c->ts0, .a40_start = c->a40,
-			.u32_start = c->u32, .ctx_every = c->ctx_every, .invalid_every = c->invalid_every,
-			.lost_every = c->lost_every, .reason_every = c->reason_every,
-			.corr_every = timing ? timing->corr_every : 8,
-			.clk_per_tick = timing ? timing->clk_per_tick : 0,
-			.seed = timing ? timing->seed : c->pci_id,
-		};
+		struct oa_gen g = gen_of(c, timing, set->hw_config_guid, &topo);
 
+		period = g.period;
 		snprintf(path, sizeof(path), "%s/%s.i915perf", tmpdir, c->what);
 		write_generated(&g, path, what);
 	}
@@ -874,7 +905,7 @@ static void check_reader_clock_wraps(const char *tmpdir)
 
 	pk_diag_init(&d);
 	snprintf(xml, sizeof(xml), "%s/oa-bdw.xml", xml_dir);
-	if (!ok(shared_device("bdw_renderbasic", &topo) && pk_oa_metrics_load(xml, &m, &d) == 0 &&
+	if (!ok(shared_device("bdw_renderbasic", &topo, NULL) && pk_oa_metrics_load(xml, &m, &d) == 0 &&
 		(set = pk_oa_metrics_find_set(m, "RenderBasic")), "%s: device and metric set", what)) {
 		pk_oa_metrics_free(m);
 		return;
@@ -991,11 +1022,12 @@ static void check_every_set(const char *tmpdir)
 	}
 }
 
+/* 62 random bits (oa_gen_rand() gives 31). */
 static uint64_t gen_rand64(uint64_t *s)
 {
 	uint64_t hi = oa_gen_rand(s);
 
-	return hi << 32 | oa_gen_rand(s);
+	return hi << 31 | oa_gen_rand(s);
 }
 
 /* A random number below @n one time in @one_in, else 0. */
@@ -1006,24 +1038,68 @@ static unsigned gen_sometimes(uint64_t *s, unsigned one_in, unsigned n)
 	return oa_gen_rand(s) % n;
 }
 
+/* PK_OA_RANDOM_SEEDS, else @otherwise. */
+static uint64_t random_seeds(uint64_t otherwise)
+{
+	const char *env = getenv("PK_OA_RANDOM_SEEDS");
+
+	return env ? strtoull(env, NULL, 10) : otherwise;
+}
+
+/*
+ * A random recording's shape into @c and @t, from @s: 2 to 60 reports (one
+ * in four up to 3,000), a period of 1,000 to 200,000 ticks, 1 to 3 GPU clock
+ * ticks a timestamp tick, a first timestamp anywhere that leaves the
+ * recording's span before the next multiple of @ts_wrap (the reader
+ * asserts on a wrap inside: check_generated's own case), counters starting
+ * anywhere or just before their wraps, and contexts, invalid contexts, LOST
+ * records, other reasons and correlation points every few reports or none.
+ * The GPU clock advances less than 2^31 in all, so it never wraps twice in
+ * a segment (check_reader_clock_wraps). One oa_gen_rand() a statement or
+ * condition: the same numbers from every compiler.
+ */
+static void random_shape(uint64_t *s, uint64_t ts_wrap, struct gen_case *c, struct gen_timing *t)
+{
+	uint64_t ts_high;
+
+	c->n_reports = oa_gen_rand(s) % 4 ? 60 : 3000;
+	c->n_reports = 2 + oa_gen_rand(s) % c->n_reports;
+	t->period = 1000 + oa_gen_rand(s) % 200000;
+	t->clk_per_tick = 1 + oa_gen_rand(s) % 3;
+	while ((uint64_t)c->n_reports * t->period * t->clk_per_tick >= ts_wrap / 2)
+		t->period /= 2;
+	ts_high = gen_rand64(s) & 0xfffffffffull & ~(ts_wrap - 1);     /* in the register's 36 bits */
+	c->ts0 = ts_high + t->period + gen_rand64(s) % (ts_wrap - (c->n_reports + 2) * (uint64_t)t->period);
+	c->a40 = oa_gen_rand(s) % 2 ? (1ull << 40) - 1 - gen_rand64(s) % 100000000
+				   : gen_rand64(s) & ((1ull << 40) - 1);
+	c->u32 = oa_gen_rand(s) % 2 ? UINT32_MAX - oa_gen_rand(s) % 100000000 : oa_gen_rand(s);
+	c->ctx_every = oa_gen_rand(s) % 12;
+	c->invalid_every = gen_sometimes(s, 3, 8);
+	c->lost_every = gen_sometimes(s, 3, 10);
+	c->reason_every = gen_sometimes(s, 3, 6);
+	t->corr_every = 1 + oa_gen_rand(s) % 60;  /* past the end: the first and last only */
+}
+
+/* The shape of random case @what, for a failure to be made again. */
+static void diag_shape(const char *what, const struct gen_case *c, const struct gen_timing *t)
+{
+	diag("%s: %zu reports, period %u, GPU clock ticks a timestamp tick %u, ts0 %#" PRIx64
+	     ", a40 %#" PRIx64 ", u32 %#x, a context every %u, invalid %u, lost %u, reason %u, correlation %u",
+	     what, c->n_reports, t->period, t->clk_per_tick, c->ts0, c->a40, c->u32, c->ctx_every,
+	     c->invalid_every, c->lost_every, c->reason_every, t->corr_every);
+}
+
 /*
  * Random recordings, from fixed seeds so that a failure is the same on every
- * run: each picks a platform, any set of its metric file, 2 to 60 reports
- * (one in four up to 3,000), a period of 1,000 to 200,000 ticks, 1 to 3 GPU
- * clock ticks a timestamp tick, counters starting anywhere or just before
- * their wraps, and contexts, invalid contexts, LOST records, other reasons
- * and correlation points every few reports or none, then everything
- * check_generated() compares. The timestamp does not wrap inside (the reader
- * asserts there, check_generated's own case), nor the GPU clock twice in a
- * segment (check_reader_clock_wraps). Seeds 1 to 40 on every run;
+ * run: each a platform, any set of its metric file and a random_shape(),
+ * then everything check_generated() compares. Seeds 1 to 40 on every run;
  * PK_OA_RANDOM_SEEDS=N runs 1 to N instead, for a longer search.
  */
 static void check_random(const char *tmpdir)
 {
 	struct pk_oa_metrics *m[sizeof(gen_devices) / sizeof(gen_devices[0])] = { NULL };
 	size_t n_devices = sizeof(gen_devices) / sizeof(gen_devices[0]);
-	const char *env = getenv("PK_OA_RANDOM_SEEDS");
-	uint64_t n_seeds = env ? strtoull(env, NULL, 10) : 40;
+	uint64_t n_seeds = random_seeds(40);
 
 	for (size_t i = 0; i < n_devices; i++) {
 		char xml[2048];
@@ -1042,34 +1118,12 @@ static void check_random(const char *tmpdir)
 			pk_oa_metrics_set(m[dev], oa_gen_rand(&s) % pk_oa_metrics_n_sets(m[dev]));
 		struct gen_case c = gen_devices[dev];
 		struct gen_timing t = { .seed = seed };
-		uint64_t ts_high;
 		char what[200];
 
-		/* one call to oa_gen_rand() a statement or condition: the same numbers from every compiler */
 		c.set = set->symbol_name;
-		c.n_reports = oa_gen_rand(&s) % 4 ? 60 : 3000;
-		c.n_reports = 2 + oa_gen_rand(&s) % c.n_reports;
-		t.period = 1000 + oa_gen_rand(&s) % 200000;
-		t.clk_per_tick = 1 + oa_gen_rand(&s) % 3;
-		while ((uint64_t)c.n_reports * t.period * t.clk_per_tick >= 1ull << 31)
-			t.period /= 2;
-		/* anywhere that leaves the recording's span before the next 2^32 boundary */
-		ts_high = gen_rand64(&s) & 0xf00000000ull;
-		c.ts0 = ts_high + t.period +
-			gen_rand64(&s) % ((1ull << 32) - (c.n_reports + 2) * (uint64_t)t.period);
-		c.a40 = oa_gen_rand(&s) % 2 ? (1ull << 40) - 1 - gen_rand64(&s) % 100000000
-					   : gen_rand64(&s) & ((1ull << 40) - 1);
-		c.u32 = oa_gen_rand(&s) % 2 ? UINT32_MAX - oa_gen_rand(&s) % 100000000 : oa_gen_rand(&s);
-		c.ctx_every = oa_gen_rand(&s) % 12;
-		c.invalid_every = gen_sometimes(&s, 3, 8);
-		c.lost_every = gen_sometimes(&s, 3, 10);
-		c.reason_every = gen_sometimes(&s, 3, 6);
-		t.corr_every = 1 + oa_gen_rand(&s) % 60;  /* past the end: the first and last only */
+		random_shape(&s, 1ull << 32, &c, &t);
 		snprintf(what, sizeof(what), "random_%" PRIu64 "_%s_%s", seed, c.what, c.set);
-		diag("%s: %zu reports, period %u, GPU clock ticks a timestamp tick %u, ts0 %#" PRIx64
-		     ", a40 %#" PRIx64 ", u32 %#x, a context every %u, invalid %u, lost %u, reason %u, correlation %u",
-		     what, c.n_reports, t.period, t.clk_per_tick, c.ts0, c.a40, c.u32, c.ctx_every,
-		     c.invalid_every, c.lost_every, c.reason_every, t.corr_every);
+		diag_shape(what, &c, &t);
 		c.what = what;
 		if (!set->hw_config_guid) {
 			ok(1, "# SKIP %s: the set has no GUID to record", what);
@@ -1080,6 +1134,66 @@ static void check_random(const char *tmpdir)
 out:
 	for (size_t i = 0; i < n_devices; i++)
 		pk_oa_metrics_free(m[i]);
+}
+
+/*
+ * Random DG2 recordings (A24u40_A14u32_B8_C8, each report's timestamp
+ * written shifted left by one, so it wraps at 2^31), from fixed seeds as
+ * check_random()'s. No acmgt3 metric file here: decoding only. perfkit's
+ * -c none -r against the reader's -c GpuTime -r: every segment's and report
+ * pair's times, context, reports and reason (compare()), and the text byte
+ * for byte without the reader's counter lines and the "Metric used" line
+ * (without the file perfkit cannot spell out the set's name). Seeds 1 to
+ * 20; PK_OA_RANDOM_SEEDS=N runs 1 to N.
+ */
+static void check_random_dg2(const char *tmpdir)
+{
+	static struct pk_oa_topology topo;
+	uint64_t freq, n_seeds = random_seeds(20);
+
+	if (!ok(shared_device("dg2_renderbasic", &topo, &freq), "random DG2: dg2_renderbasic's device"))
+		return;
+	for (uint64_t seed = 1; seed <= n_seeds; seed++) {
+		uint64_t s = seed * 2654435761u + 7;
+		struct gen_case c = { "", "dg2_renderbasic", NULL, "RenderBasic", 0x56a0, 12,
+				      PK_OA_FORMAT_A24u40_A14u32_B8_C8, freq, 0, 0, 0, 0, 0, 0, 0, 0 };
+		struct gen_timing t = { .seed = seed };
+		struct pk_oa_recording *rec;
+		struct pk_oa_summary sum;
+		struct pk_diag d;
+		struct rd_out o;
+		char what[100], path[2048], *out, *text;
+
+		random_shape(&s, 1ull << 31, &c, &t);
+		snprintf(what, sizeof(what), "random_dg2_%" PRIu64, seed);
+		diag_shape(what, &c, &t);
+		{
+			struct oa_gen g = gen_of(&c, &t, "47b237c5-ed48-465b-b869-0d7ef59a6982", &topo);
+
+			g.ts_shift = 1;
+			snprintf(path, sizeof(path), "%s/%s.i915perf", tmpdir, what);
+			write_generated(&g, path, what);
+		}
+		out = run_reader(path, "-c GpuTime -r");
+		if (!ok(out && rd_parse(out, &o) == 0, "%s: i915-perf-reader -c GpuTime -r decodes it", what)) {
+			free(out);
+			continue;
+		}
+		if (ok(summarize(path, "none", &rec, &sum, &d) == 0, "%s: perfkit -c none decodes it: %s",
+		       what, d.msg)) {
+			text = drop_lines(print_text(&sum, true), "Metric used");
+			compare(&sum, &o, what, false, true);
+			drop_lines(drop_lines(out, "Metric used"), "   ");
+			ok(text && strcmp(text, out) == 0,
+			   "%s: the text is the reader's without its counters, byte for byte (%zu segments)", what,
+			   sum.tl.n_segments);
+			free(text);
+			pk_oa_summary_release(&sum);
+			pk_oa_recording_free(rec);
+		}
+		rd_free(&o);
+		free(out);
+	}
 }
 
 static void check_reader(void)
@@ -1154,6 +1268,7 @@ static void check_reader(void)
 	check_reader_clock_wraps(tmpdir);
 	check_every_set(tmpdir);
 	check_random(tmpdir);
+	check_random_dg2(tmpdir);
 	{
 		char cmd[200];
 
