@@ -189,6 +189,10 @@ static void test_generations(void)
 	put32(R0, 0, 1u << 25);
 	pk_oa_report_header(&d, R0, &h);
 	ok(h.ctx_valid && h.ctx_id == 0x99, "gen12: always valid");
+	is_int(h.reason, PK_OA_REASON_MMIO_TRIGGER, "gen12: reason bit 6, MMIO trigger");
+	pk_oa_decoder_init(&d, 10, 11, 0);
+	pk_oa_report_header(&d, R0, &h);
+	is_int(h.reason, 0, "gen9-11 have no MMIO-trigger reason");
 	pk_oa_decoder_init(&d, 5, 7, 0);
 	put32(R0, 0, 1u << 25 | 1u << 16);
 	pk_oa_report_header(&d, R0, &h);
@@ -228,6 +232,8 @@ static void test_generations(void)
 		pk_oa_report_decode(&d, R0, &r);
 		is_int(r.timestamp, 0x100186a0, "dg2 timestamp shifted");
 		is_int(r.raw_timestamp, 0x20030d40, "dg2 raw timestamp");
+		is_int(r.v[pk_oa_format_info(PK_OA_FORMAT_A24u40_A14u32_B8_C8)->gpu_time], 0x100186a0,
+		       "dg2: the GPU time value is the shifted timestamp");
 		is_int(r.v[5], 5, "A3 is 32-bit");
 		is_int(r.v[6], 0x300000001ull, "A4 40-bit");
 		is_int(r.v[30], 0x400000002ull, "A28 40-bit");
@@ -313,8 +319,18 @@ static void test_topology(void)
 	pk_oa_topology_derive(&t, 9);
 	is_int(t.subslice_mask, 0xb, "gen9: slice 1 at bit 3");
 	is_int(t.n_eus, 12, "gen9: EUs of present subslices");
+	pk_oa_topology_derive(&t, 11);
+	is_int(t.subslice_mask, 0x103, "gen11: slice 1 at bit 8");
 	pk_oa_topology_derive(&t, 12);
 	is_int(t.subslice_mask, 0x103, "gen12: slice 1 at bit 8");
+	/* the most the masks hold: 8 slices of 8 subslices (bit 63 the last), 64 slices */
+	pk_oa_topology_uniform(&t, 8, 8, 1);
+	pk_oa_topology_derive(&t, 12);
+	ok(t.subslice_mask == UINT64_MAX && t.n_eus == 64,
+	   "8 slices of 8 subslices: every bit of the subslice mask, 64 EUs");
+	pk_oa_topology_uniform(&t, 64, 1, 1);
+	pk_oa_topology_derive(&t, 12);
+	ok(t.slice_mask == UINT64_MAX && t.n_eus == 64 && t.n_eu_slices == 64, "64 slices: every bit of the slice mask");
 	/* hostile header: huge maxima, nothing outside the data */
 	memset(&t, 0, sizeof(t));
 	t.max_slices = t.max_subslices = t.max_eus_per_subslice = 0xffff;

@@ -556,6 +556,43 @@ static void check_far_points(void)
 }
 
 /*
+ * Report timestamps (32 bits) outside the correlated range, across a 2^32
+ * boundary from it: before the first point, in the window below the
+ * points', and after the last, in the window above; and two points at one
+ * GPU time, whose line has no slope: the timestamp frequency gives it, from
+ * the first of them. One tick a nanosecond in the first two, so the values
+ * are exact.
+ */
+static void check_points_across_wraps(void)
+{
+	static const uint64_t above[2][2] = { { 10000000, 0x100000100ull }, { 10000256, 0x100000200ull } };
+	static const uint64_t below[2][2] = { { 10000000, 0xfffffe00ull }, { 10000256, 0xffffff00ull } };
+	static const uint64_t same[2][2] = { { 10000000, 0x100000000ull }, { 20000000, 0x100000000ull } };
+	struct pk_oa_recording *rec = with_points(above, 2, 0xffffff00u);
+
+	if (ok(rec != NULL, "points just above 2^32: the recording reads")) {
+		/* 0xffffff00 is 0xffffff00, 512 ticks before the first point, not 0x1ffffff00 */
+		is_int(pk_oa_recording_cpu_time(rec, 0xffffff00u), 10000000 - 512,
+		       "a report in the window below the points: extrapolated back from the first");
+		pk_oa_recording_free(rec);
+	}
+	rec = with_points(below, 2, 0x100u);
+	if (ok(rec != NULL, "points just below 2^32: the recording reads")) {
+		/* 0x100 is 0x100000100, 512 ticks after the last point, not 0x100 */
+		is_int(pk_oa_recording_cpu_time(rec, 0x100u), 10000256 + 512,
+		       "a report in the window above the points: extrapolated on from the last");
+		pk_oa_recording_free(rec);
+	}
+	rec = with_points(same, 2, 0x1000u);
+	if (ok(rec != NULL, "two points at one GPU time: the recording reads")) {
+		/* 0x1000 ticks at 12.5 MHz are 327,680 ns (i915-perf-reader asserts here) */
+		is_int(pk_oa_recording_cpu_time(rec, 0x1000u), 10000000 + 327680,
+		       "two points at one GPU time: from the first of them at the timestamp frequency");
+		pk_oa_recording_free(rec);
+	}
+}
+
+/*
  * pk_oa_recording_accumulate (what bench/oa_report.c times) against the sum
  * of pk_oa_accumulate over each pair: 600 Broadwell reports of random
  * counters (each drawn near its wrap now and then), with LOST and
@@ -665,6 +702,7 @@ int main(void)
 	check_rewrite("edge_noversion_reordered", "-c GpuTime,GpuBusy", reader);
 	check_corrupt();
 	check_far_points();
+	check_points_across_wraps();
 	check_recording_accumulate();
 	return done_testing();
 }
