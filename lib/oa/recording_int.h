@@ -35,9 +35,10 @@ struct pk_oa_recording {
 	size_t n_reports, stride;      /* stride: the format's report size */
 	struct pk_file_data file;      /* the recording's bytes, owned: mapped, read or copied */
 
-	struct pk_oa_correlation *corr;
+	struct pk_oa_correlation *corr;  /* in file order */
 	size_t n_corr;
-	bool corr_sorted;              /* gpu_ts never decreases: bracketing by binary search */
+	/* the same points by GPU time (ties: by CPU time): corr itself when in that order, else a sorted copy */
+	const struct pk_oa_correlation *corr_by_gpu;
 	uint64_t corr_lo, corr_hi;     /* smallest and largest gpu_ts */
 	struct oa_chunk *chunks;       /* built once the mask is known (oa_index_correlations) */
 	size_t n_chunks;

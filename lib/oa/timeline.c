@@ -14,7 +14,10 @@
  *
  * CPU time: reports carry 32 bits of timestamp (31 usable on DG2/MTL:
  * ts_mask), correlation points the full 36-bit register. Correlation points
- * are grouped in "chunks" of neighbours sharing their bits above the mask;
+ * are taken in GPU time order, whatever their order in the file (IGT's
+ * reader brackets by file order, so out-of-order points give it CPU ranges
+ * that are not), and grouped in "chunks" of neighbours sharing their bits
+ * above the mask;
  * a timestamp inside a chunk's masked range belongs to that chunk's window.
  * Otherwise (IGT: "prior to the first point", which is wrong after a wrap)
  * perfkit takes the window that puts it nearest the correlated range. Then
@@ -66,25 +69,52 @@ static uint64_t interpolate(i128 base, i128 x, i128 y, i128 z)
 	return clamp_ld((long double)base + (long double)x * (long double)y / (long double)z);
 }
 
+static int by_gpu_time(const void *a, const void *b)
+{
+	const struct pk_oa_correlation *x = a, *y = b;
+
+	if (x->gpu_ts != y->gpu_ts)
+		return x->gpu_ts < y->gpu_ts ? -1 : 1;
+	return x->cpu_ns < y->cpu_ns ? -1 : x->cpu_ns > y->cpu_ns;
+}
+
+/* rec->corr_by_gpu: rec->corr when its points are in GPU time order, else a sorted copy. */
+static int order_correlations(struct pk_oa_recording *rec)
+{
+	struct pk_oa_correlation *sorted;
+	size_t n = rec->n_corr;
+
+	if (rec->corr_by_gpu != rec->corr)
+		free((void *)rec->corr_by_gpu);
+	rec->corr_by_gpu = rec->corr;
+	for (size_t i = 1; i < n; i++) {
+		if (by_gpu_time(&rec->corr[i - 1], &rec->corr[i]) <= 0)
+			continue;
+		if (!(sorted = malloc(n * sizeof(*sorted))))
+			return -ENOMEM;
+		memcpy(sorted, rec->corr, n * sizeof(*sorted));
+		qsort(sorted, n, sizeof(*sorted), by_gpu_time);
+		rec->corr_by_gpu = sorted;
+		break;
+	}
+	return 0;
+}
+
 int oa_index_correlations(struct pk_oa_recording *rec)
 {
-	const struct pk_oa_correlation *c = rec->corr;
+	const struct pk_oa_correlation *c;
 	uint64_t mask = rec->dec.ts_mask, period = mask + 1;
 	size_t cap = 0;
 
-	rec->corr_sorted = true;
-	rec->corr_lo = UINT64_MAX;
-	rec->corr_hi = 0;
+	if (order_correlations(rec))
+		return -ENOMEM;
+	c = rec->corr_by_gpu;
+	rec->corr_lo = rec->n_corr ? c[0].gpu_ts : UINT64_MAX;
+	rec->corr_hi = rec->n_corr ? c[rec->n_corr - 1].gpu_ts : 0;
 	rec->n_chunks = 0;
 	for (size_t i = 0; i < rec->n_corr; i++) {
 		uint64_t w = c[i].gpu_ts / period;
 
-		if (i && c[i].gpu_ts < c[i - 1].gpu_ts)
-			rec->corr_sorted = false;
-		if (c[i].gpu_ts < rec->corr_lo)
-			rec->corr_lo = c[i].gpu_ts;
-		if (c[i].gpu_ts > rec->corr_hi)
-			rec->corr_hi = c[i].gpu_ts;
 		if (rec->n_chunks && rec->chunks[rec->n_chunks - 1].window == w) {
 			rec->chunks[rec->n_chunks - 1].hi = c[i].gpu_ts & mask;
 			continue;
@@ -137,8 +167,8 @@ static uint64_t line(const struct pk_oa_recording *rec, const struct pk_oa_corre
 
 uint64_t pk_oa_recording_cpu_time(const struct pk_oa_recording *rec, uint32_t ts)
 {
-	const struct pk_oa_correlation *c = rec->corr;
-	size_t n = rec->n_corr;
+	const struct pk_oa_correlation *c = rec->corr_by_gpu;
+	size_t n = rec->n_corr, lo = 0, hi = n - 1;
 	uint64_t g;
 
 	if (n == 0)
@@ -146,28 +176,16 @@ uint64_t pk_oa_recording_cpu_time(const struct pk_oa_recording *rec, uint32_t ts
 	g = unwrap(rec, ts);
 	if (n == 1)
 		return by_frequency(rec, &c[0], g);
-	if (rec->corr_sorted) {
-		/* the last point at or below g, at most the one before last */
-		size_t lo = 0, hi = n - 1;
+	/* the last point at or below g, but at least the first and at most the one before last */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (g < c[0].gpu_ts)
-			return line(rec, &c[0], &c[1], g);
-		while (hi - lo > 1) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (c[mid].gpu_ts <= g)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		return line(rec, &c[lo], &c[lo + 1], g);
+		if (c[mid].gpu_ts <= g)
+			lo = mid;
+		else
+			hi = mid;
 	}
-	for (size_t i = 0; i + 1 < n; i++)
-		if (c[i].gpu_ts <= g && g < c[i + 1].gpu_ts)
-			return line(rec, &c[i], &c[i + 1], g);
-	if (g < c[0].gpu_ts)
-		return line(rec, &c[0], &c[1], g);
-	return line(rec, &c[n - 2], &c[n - 1], g);
+	return line(rec, &c[lo], &c[lo + 1], g);
 }
 
 void pk_oa_timeline_release(struct pk_oa_timeline *tl)

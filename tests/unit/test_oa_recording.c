@@ -593,6 +593,31 @@ static void check_points_across_wraps(void)
 }
 
 /*
+ * Correlation points out of GPU time order in the file (D, A, C, B; CPU
+ * time not on one line): a report between B and C is placed between B and
+ * C, not between A and C, which follow each other in the file (as
+ * i915-perf-reader brackets); before A and after D, extrapolated from A-B
+ * and C-D.
+ */
+static void check_points_out_of_order(void)
+{
+	static const uint64_t pts[4][2] = {
+		{ 40000, 0x4000 }, { 10000, 0x1000 }, { 22000, 0x3000 }, { 20000, 0x2000 },
+	};
+	struct pk_oa_recording *rec = with_points(pts, 4, 0x2800);
+	size_t n;
+
+	if (!ok(rec != NULL, "points out of order: the recording reads"))
+		return;
+	is_int(pk_oa_recording_cpu_time(rec, 0x2800u), 21000, "points out of order: between its neighbours in GPU time");
+	is_int(pk_oa_recording_cpu_time(rec, 0x800u), 5000, "points out of order: before the first, from the first two");
+	is_int(pk_oa_recording_cpu_time(rec, 0x4800u), 49000, "points out of order: after the last, from the last two");
+	ok(pk_oa_recording_correlations(rec, &n)[0].gpu_ts == 0x4000 && n == 4,
+	   "points out of order: the recording's list keeps the file's order");
+	pk_oa_recording_free(rec);
+}
+
+/*
  * pk_oa_recording_accumulate (what bench/oa_report.c times) against the sum
  * of pk_oa_accumulate over each pair: 600 Broadwell reports of random
  * counters (each drawn near its wrap now and then), with LOST and
@@ -703,6 +728,7 @@ int main(void)
 	check_corrupt();
 	check_far_points();
 	check_points_across_wraps();
+	check_points_out_of_order();
 	check_recording_accumulate();
 	return done_testing();
 }
