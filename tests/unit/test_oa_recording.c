@@ -493,10 +493,13 @@ static void check_corrupt(void)
 	free(buf);
 }
 
-/* The header of a Broadwell GT2 RenderBasic recording into @b: VERSION, DEVICE_INFO, TOPOLOGY. */
-static int write_bdw_header(struct pk_buf *b)
+/*
+ * The header of a Broadwell GT2 RenderBasic recording into @b: VERSION,
+ * DEVICE_INFO (saying timestamp frequency @hz), TOPOLOGY.
+ */
+static int write_bdw_header(struct pk_buf *b, uint64_t hz)
 {
-	struct pk_oa_device_info di = { .timestamp_frequency = 12500000, .device_id = 0x1616,
+	struct pk_oa_device_info di = { .timestamp_frequency = hz, .device_id = 0x1616,
 					.oa_format = PK_OA_FORMAT_A32u40_A4u32_B8_C8 };
 	struct pk_oa_topology topo = { .max_slices = 1, .max_subslices = 3, .max_eus_per_subslice = 8,
 				       .subslice_offset = 1, .subslice_stride = 1, .eu_offset = 2,
@@ -517,7 +520,7 @@ static struct pk_oa_recording *with_points(const uint64_t (*corr)[2], size_t n, 
 
 	memcpy(report + 4, &ts, 4);
 	pk_buf_init(&b);
-	err = write_bdw_header(&b);
+	err = write_bdw_header(&b, 12500000);
 	for (size_t i = 0; i < n && !err; i++)
 		err = pk_oa_write_correlation(&b, corr[i][0], corr[i][1]);
 	if (!err)
@@ -593,6 +596,31 @@ static void check_points_across_wraps(void)
 }
 
 /*
+ * A DEVICE_INFO timestamp frequency of 0: the platform's (Broadwell: 12.5
+ * MHz) for CPU times and for $GpuTimestampFrequency.
+ */
+static void check_frequency_of_zero(void)
+{
+	struct pk_oa_recording *rec = NULL;
+	struct pk_oa_devvars v;
+	struct pk_buf b;
+	struct pk_diag d;
+
+	pk_buf_init(&b);
+	pk_diag_init(&d);
+	if (!ok(write_bdw_header(&b, 0) == 0 &&
+		pk_oa_recording_read_mem(b.data, b.len, "zero", &rec, &d) == 0, "frequency 0: reads: %s", d.msg)) {
+		pk_buf_release(&b);
+		return;
+	}
+	is_int(pk_oa_recording_timestamp_frequency(rec), 12500000, "frequency 0: the platform's");
+	pk_oa_devvars_from_recording(&v, rec);
+	is_int(v.timestamp_frequency, 12500000, "frequency 0: $GpuTimestampFrequency the platform's");
+	pk_oa_recording_free(rec);
+	pk_buf_release(&b);
+}
+
+/*
  * Correlation points out of GPU time order in the file (D, A, C, B; CPU
  * time not on one line): a report between B and C is placed between B and
  * C, not between A and C, which follow each other in the file (as
@@ -645,7 +673,7 @@ static void check_recording_accumulate(void)
 	int err;
 
 	pk_buf_init(&b);
-	err = write_bdw_header(&b) ?: pk_oa_write_correlation(&b, 1000, 0);
+	err = write_bdw_header(&b, 12500000) ?: pk_oa_write_correlation(&b, 1000, 0);
 	for (int i = 0; i < N && !err; i++) {
 		uint32_t r[SIZE / 4];
 
@@ -729,6 +757,7 @@ int main(void)
 	check_far_points();
 	check_points_across_wraps();
 	check_points_out_of_order();
+	check_frequency_of_zero();
 	check_recording_accumulate();
 	return done_testing();
 }
