@@ -226,8 +226,7 @@ struct pk_oa_platform {
 	int graphics_ver;
 	int oa_format;            /* the format IGT's metric sets use */
 	uint64_t timestamp_frequency; /* Hz, a default when the device does not say */
-	unsigned ts_shift;
-	uint32_t ts_mask;
+	unsigned ts_shift;        /* report timestamps shifted left this much: the decoder masks to match */
 	unsigned eu_threads;      /* $EuThreadsCount */
 };
 

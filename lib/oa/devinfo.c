@@ -21,11 +21,11 @@ enum {
 	P_DG2_G10, P_DG2_G11, P_DG2_G12,
 };
 
-#define HSW(m) { "haswell", m, 7, PK_OA_FORMAT_A45_B8_C8, 12500000, 0, 0xffffffffu, 7 }
-#define BDW(m) { "broadwell", m, 8, PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12500000, 0, 0xffffffffu, 7 }
-#define SKL(m) { "skylake", m, 9, PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12000000, 0, 0xffffffffu, 7 }
-#define TGL(m) { "tigerlake", m, 12, PK_OA_FORMAT_A32u40_A4u32_B8_C8, 19200000, 0, 0xffffffffu, 7 }
-#define DG2(m) { "dg2", m, 12, PK_OA_FORMAT_A24u40_A14u32_B8_C8, 100000000, 1, 0x7fffffffu, 8 }
+#define HSW(m) { "haswell", m, 7, PK_OA_FORMAT_A45_B8_C8, 12500000, 0, 7 }
+#define BDW(m) { "broadwell", m, 8, PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12500000, 0, 7 }
+#define SKL(m) { "skylake", m, 9, PK_OA_FORMAT_A32u40_A4u32_B8_C8, 12000000, 0, 7 }
+#define TGL(m) { "tigerlake", m, 12, PK_OA_FORMAT_A32u40_A4u32_B8_C8, 19200000, 0, 7 }
+#define DG2(m) { "dg2", m, 12, PK_OA_FORMAT_A24u40_A14u32_B8_C8, 100000000, 1, 8 }
 
 static const struct pk_oa_platform platforms[] = {
 	[P_HSW_GT1] = HSW("hsw"), [P_HSW_GT2] = HSW("hsw"), [P_HSW_GT3] = HSW("hsw"),
