@@ -30,7 +30,8 @@ struct oa_gen {
 	unsigned ctx_every;          /* a new context every N reports (0: one context) */
 	unsigned invalid_every;      /* every Nth report without a valid context (0: none) */
 	unsigned lost_every;         /* a REPORT_LOST record after every Nth report (0: none) */
-	unsigned reason_every;       /* every Nth report a context-switch report (0: all timer) */
+	unsigned reason_every;       /* every Nth report one of reason_bits (0: all timer) */
+	uint32_t reason_bits;        /* those reports' reason field (1 << 3: context switch) */
 	unsigned corr_every;         /* a correlation point every N reports (0: first and last) */
 	unsigned clk_per_tick;       /* GPU clock ticks per timestamp tick, about (0: 1) */
 	uint64_t seed;
@@ -92,7 +93,9 @@ static inline int oa_gen_write(const struct oa_gen *g, struct pk_buf *b)
 		uint64_t ts = g->ts0 + (uint64_t)i * g->period;
 		uint32_t ctx = 0x20u * (uint32_t)(1 + (g->ctx_every ? i / g->ctx_every % 5 : 0));
 		bool valid = !(g->invalid_every && i % g->invalid_every == g->invalid_every - 1);
-		uint32_t reason = g->reason_every && i % g->reason_every == 1 ? 1u << 3 : 1u << 0;
+		/* reports 1, N + 1, 2N + 1, ... (N = 1: all) */
+		bool other = g->reason_every && i % g->reason_every == (g->reason_every > 1);
+		uint32_t reason = other ? g->reason_bits : 1u << 0;
 		/* clock ticks since the last report: below 2^32 (clk_span is) */
 		uint64_t dclk = clk_span - clk_span / 5 + oa_gen_rand(&seed) % (clk_span / 5 + 1);
 		uint32_t dw0 = reason << 19;

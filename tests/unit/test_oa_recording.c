@@ -437,6 +437,12 @@ static void check_corrupt(void)
 		ok(err < 0 && rec == NULL && (err == -ENODATA || d.offset < cut),
 		   "truncated at %zu: error %d at offset %" PRIu64, cut, err, d.offset);
 	}
+	/* version 0, as version 2 (edge_badversion): refused, as i915-perf-reader refuses it */
+	memcpy(c, buf, len);
+	memset(c + 8, 0, 4);
+	pk_diag_init(&d);
+	is_int(pk_oa_recording_read_mem(c, len, "v0", &rec, &d), -EPROTO, "version 0: refused");
+	is_str(d.msg, "unsupported recording version 0 (expected 1)", "version 0: message");
 	memcpy(c, buf, len);
 	sz = 0;
 	memcpy(c + 16 + 6, &sz, 2);

@@ -548,11 +548,13 @@ struct gen_case {
 /*
  * What check_random() chooses beside a gen_case; without it, a period that
  * keeps the recording under 2^31 ticks, a correlation point every 8
- * reports, about one GPU clock tick a timestamp tick, and the PCI id as seed.
+ * reports, about one GPU clock tick a timestamp tick, context switches as
+ * the reason other than timer, and the PCI id as seed.
  */
 struct gen_timing {
 	uint32_t period;
 	unsigned corr_every, clk_per_tick;
+	uint32_t reason_bits;
 	uint64_t seed;
 };
 
@@ -762,6 +764,7 @@ static struct oa_gen gen_of(const struct gen_case *c, const struct gen_timing *t
 		.lost_every = c->lost_every, .reason_every = c->reason_every,
 		.corr_every = timing ? timing->corr_every : 8,
 		.clk_per_tick = timing ? timing->clk_per_tick : 0,
+		.reason_bits = timing ? timing->reason_bits : 1u << 3,
 		.seed = timing ? timing->seed : c->pci_id,
 	};
 }
@@ -1053,7 +1056,8 @@ static uint64_t random_seeds(uint64_t otherwise)
  * recording's span before the next multiple of @ts_wrap (the reader
  * asserts on a wrap inside: check_generated's own case), counters starting
  * anywhere or just before their wraps, and contexts, invalid contexts, LOST
- * records, other reasons and correlation points every few reports or none.
+ * records, reports with other reasons (any of the generation's reason
+ * bits, several or none) and correlation points every few reports or none.
  * The GPU clock advances less than 2^31 in all, so it never wraps twice in
  * a segment (check_reader_clock_wraps). One oa_gen_rand() a statement or
  * condition: the same numbers from every compiler.
@@ -1061,6 +1065,7 @@ static uint64_t random_seeds(uint64_t otherwise)
 static void random_shape(uint64_t *s, uint64_t ts_wrap, struct gen_case *c, struct gen_timing *t)
 {
 	uint64_t ts_high;
+	unsigned reason_width;
 
 	c->n_reports = oa_gen_rand(s) % 4 ? 60 : 3000;
 	c->n_reports = 2 + oa_gen_rand(s) % c->n_reports;
@@ -1077,6 +1082,14 @@ static void random_shape(uint64_t *s, uint64_t ts_wrap, struct gen_case *c, stru
 	c->invalid_every = gen_sometimes(s, 3, 8);
 	c->lost_every = gen_sometimes(s, 3, 10);
 	c->reason_every = gen_sometimes(s, 3, 6);
+	/*
+	 * the generation's reason bits (5 on Gen8, 6 on Gen9-11, 7 on Gen12,
+	 * none on Gen7): two times in three one of them, else any set, none too
+	 */
+	reason_width = c->gen >= 12 ? 7 : c->gen >= 9 ? 6 : 5;
+	t->reason_bits = oa_gen_rand(s) % 3;
+	t->reason_bits = t->reason_bits ? 1u << oa_gen_rand(s) % reason_width
+					: oa_gen_rand(s) % (1u << reason_width);
 	t->corr_every = 1 + oa_gen_rand(s) % 60;  /* past the end: the first and last only */
 }
 
@@ -1084,9 +1097,9 @@ static void random_shape(uint64_t *s, uint64_t ts_wrap, struct gen_case *c, stru
 static void diag_shape(const char *what, const struct gen_case *c, const struct gen_timing *t)
 {
 	diag("%s: %zu reports, period %u, GPU clock ticks a timestamp tick %u, ts0 %#" PRIx64
-	     ", a40 %#" PRIx64 ", u32 %#x, a context every %u, invalid %u, lost %u, reason %u, correlation %u",
-	     what, c->n_reports, t->period, t->clk_per_tick, c->ts0, c->a40, c->u32, c->ctx_every,
-	     c->invalid_every, c->lost_every, c->reason_every, t->corr_every);
+	     ", a40 %#" PRIx64 ", u32 %#x, a context every %u, invalid %u, lost %u, reason %#x every %u,"
+	     " correlation %u", what, c->n_reports, t->period, t->clk_per_tick, c->ts0, c->a40, c->u32,
+	     c->ctx_every, c->invalid_every, c->lost_every, t->reason_bits, c->reason_every, t->corr_every);
 }
 
 /*
@@ -1134,6 +1147,33 @@ static void check_random(const char *tmpdir)
 out:
 	for (size_t i = 0; i < n_devices; i++)
 		pk_oa_metrics_free(m[i]);
+}
+
+/*
+ * Every report reason i915 has, each as the reason of every second report
+ * of a short Tiger Lake recording: the names in -r's report lines
+ * (trigger1, ..., mmio-trigger), several bits (the lowest named), none
+ * ("unknown"); and on Skylake bits 5 and 6, of which Gen9 has only 5.
+ */
+static void check_reasons(const char *tmpdir)
+{
+	static const uint32_t tgl[] = { 1u << 1, 1u << 2, 1u << 3, 1u << 4, 1u << 5, 1u << 6, 0x6c, 0 };
+	static const uint32_t skl[] = { 1u << 5, 1u << 6, 0x60 };
+
+	for (size_t i = 0; i < sizeof(tgl) / sizeof(tgl[0]) + sizeof(skl) / sizeof(skl[0]); i++) {
+		bool on_tgl = i < sizeof(tgl) / sizeof(tgl[0]);
+		struct gen_case c = gen_devices[on_tgl ? 3 : 2];
+		struct gen_timing t = { .period = 100000, .corr_every = 8, .clk_per_tick = 1, .seed = i + 1 };
+		char what[100];
+
+		t.reason_bits = on_tgl ? tgl[i] : skl[i - sizeof(tgl) / sizeof(tgl[0])];
+		c.set = "RenderBasic";
+		c.n_reports = 12;
+		c.reason_every = 2;
+		snprintf(what, sizeof(what), "%s_reason_%#x", c.what, t.reason_bits);
+		c.what = what;
+		check_generated(&c, &t, tmpdir);
+	}
 }
 
 /*
@@ -1267,6 +1307,7 @@ static void check_reader(void)
 		check_generated(&cases[i], NULL, tmpdir);
 	check_reader_clock_wraps(tmpdir);
 	check_every_set(tmpdir);
+	check_reasons(tmpdir);
 	check_random(tmpdir);
 	check_random_dg2(tmpdir);
 	{
