@@ -214,6 +214,11 @@ is "$?:$(cat "$TMP/known.err")" "0:" "a recording without them: no warning"
 grep -q "none.i915perf" "$TMP/u.err" && pass "missing recording named" || fail "missing recording named" "$(cat "$TMP/u.err")"
 "$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics-dir "$M" -c NoSuch 2>"$TMP/u.err" >/dev/null; is "$?" 2 "unknown counter: exit 2"
 grep -q "counter 'NoSuch' not in metric set 'RenderBasic'" "$TMP/u.err" && pass "unknown counter named" || fail "unknown counter named" "$(cat "$TMP/u.err")"
+for list in GpuTime,,GpuBusy GpuTime, ,GpuTime; do
+	"$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics-dir "$M" -c "$list" 2>"$TMP/u.err" >/dev/null
+	is "$?:$(cat "$TMP/u.err")" "2:perfkit: '$D/bdw_renderbasic.i915perf': invalid counter list '$list'" \
+		"-c $list: an empty name, exit 2, the list named"
+done
 "$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics-dir "$M" -c GpuBusy,gputime 2>"$TMP/u.err" >/dev/null
 is "$?:$(tail -1 "$TMP/u.err")" "2:hint: did you mean 'GpuTime'?" "a mistyped counter: exit 2, the closest name as a hint"
 "$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics-dir "$M" -m RenderBasik 2>"$TMP/u.err" >/dev/null
