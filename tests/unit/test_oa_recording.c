@@ -649,6 +649,17 @@ static void check_points_out_of_order(void)
 	ok(pk_oa_recording_correlations(rec, &n)[0].gpu_ts == 0x4000 && n == 4,
 	   "points out of order: the recording's list keeps the file's order");
 	pk_oa_recording_free(rec);
+	/* two of them at one GPU time, the later CPU time first in the file: taken in CPU time order */
+	{
+		static const uint64_t tie[3][2] = { { 30000, 0x2000 }, { 10000, 0x1000 }, { 20000, 0x2000 } };
+
+		rec = with_points(tie, 3, 0x1800);
+		if (ok(rec != NULL, "points out of order, two at one GPU time: the recording reads")) {
+			is_int(pk_oa_recording_cpu_time(rec, 0x1800u), 15000,
+			       "two at one GPU time: the earlier CPU time ends the line before them");
+			pk_oa_recording_free(rec);
+		}
+	}
 }
 
 /*
