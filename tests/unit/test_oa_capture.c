@@ -90,6 +90,8 @@ struct fake {
 	int eio_at_read;              /* read number answered with EIO (0: never) */
 	int enospc_at_read;           /* read number answered with ENOSPC once */
 	int enospc_from_read;         /* read number answered with ENOSPC, and every one after it */
+	int enospc_gap;               /* ...but every enospc_gap-th of those served (0: none) */
+	bool poll_never_ready;        /* poll() always times out: only the end's drain reads */
 	unsigned reg_read_err_from;   /* REG_READ number refused with EIO, and every one after it */
 	int lost_at_read;             /* read number whose chunk starts with OA_REPORT_LOST */
 	int extra_at_read;            /* read number whose chunk starts with the record extra_type, */
@@ -105,6 +107,8 @@ struct fake {
 	int stream_open, stream_closed, card_closed;
 	unsigned reg_reads, reads;
 	/* what the stream gave */
+	unsigned reads_with_data;
+	uint64_t bytes_given;
 	uint64_t next_ts;
 	uint32_t period;              /* ticks */
 	uint32_t n_reports;
@@ -253,7 +257,9 @@ static ssize_t f_read(void *ctx, int fd, void *buf, size_t len)
 	if (f->reads == (unsigned)f->eio_at_read)
 		return -EIO;
 	if (f->reads == (unsigned)f->enospc_at_read ||
-	    (f->enospc_from_read && f->reads >= (unsigned)f->enospc_from_read))
+	    (f->enospc_from_read && f->reads >= (unsigned)f->enospc_from_read &&
+	     !(f->enospc_gap && (f->reads - (unsigned)f->enospc_from_read) % (unsigned)f->enospc_gap ==
+				(unsigned)f->enospc_gap - 1)))
 		return -ENOSPC;
 	if (f->reads == (unsigned)f->lost_at_read && len >= 8) {
 		struct drm_i915_perf_record_header h = { .type = DRM_I915_PERF_RECORD_OA_REPORT_LOST, .size = 8 };
@@ -281,20 +287,24 @@ static ssize_t f_read(void *ctx, int fd, void *buf, size_t len)
 		f->n_reports++;
 		f->next_ts += f->period;
 	}
-	return off ? (ssize_t)off : -EAGAIN;
+	if (!off)
+		return -EAGAIN;
+	f->reads_with_data++;
+	f->bytes_given += off;
+	return (ssize_t)off;
 }
 
 static int f_poll(void *ctx, int fd, int timeout_ms)
 {
+	struct fake *f = ctx;
 	struct timespec ts = { 0, 2000000 };
 
-	(void)ctx;
 	if (fd != STREAM_FD)
 		return -EBADF;
 	if (timeout_ms < 2)
 		ts.tv_nsec = (long)timeout_ms * 1000000;
 	nanosleep(&ts, NULL);
-	return 1;
+	return !f->poll_never_ready;
 }
 
 static int f_sysfs_read(void *ctx, const char *path, char *buf, size_t sz)
@@ -618,6 +628,8 @@ static void test_capture(void)
 	is_int(st.period_ns, 1310720, "stats: period");
 	is_int(f.stream_closed, 1, "the stream is closed at the end");
 	is_int(st.reports, f.n_reports, "stats count every report the stream gave (%u)", f.n_reports);
+	ok(st.reads == f.reads_with_data && st.bytes == f.bytes_given,
+	   "stats: the reads that gave data (%" PRIu64 ") and their bytes (%" PRIu64 ")", st.reads, st.bytes);
 	ok(f.n_reports > 81, "the capture spans the three contexts (%u reports)", f.n_reports);
 	is_int(st.reports_lost, 1, "stats: one OA_REPORT_LOST");
 	is_int(st.enospc, 1, "stats: one ENOSPC");
@@ -1098,6 +1110,36 @@ static void test_stream_says(void)
 				ok(0, "the recording reads back: %s", d.msg);
 			}
 		}
+		pk_oa_device_close(dev);
+	}
+
+	/*
+	 * ENOSPC on every read from the third but one in 60: never 100 in a
+	 * row, so the capture runs its second (more than 100 reads refused in all)
+	 */
+	if (open_dev(&f, &ops, &dev, &d) == 0) {
+		co.duration_ns = 1000000000;
+		f.enospc_from_read = 3;
+		f.enospc_gap = 60;
+		pk_diag_init(&d);
+		err = pk_oa_capture_run(dev, &co, file, &st, &d);
+		is_int(err, 0, "ENOSPC but one read in 60: the capture runs its time (%s)", d.msg);
+		ok(st.enospc > 100 && st.buffers_lost == st.enospc && st.reports > 0,
+		   "ENOSPC but one read in 60: %" PRIu64 " refused in all, %" PRIu64 " reports between",
+		   st.enospc, st.reports);
+		pk_oa_device_close(dev);
+	}
+
+	/* poll() never says the stream is ready: what the kernel holds is read at the end */
+	if (open_dev(&f, &ops, &dev, &d) == 0) {
+		co.duration_ns = 100000000;
+		f.poll_never_ready = true;
+		pk_diag_init(&d);
+		err = pk_oa_capture_run(dev, &co, file, &st, &d);
+		is_int(err, 0, "poll never ready: the capture succeeds (%s)", d.msg);
+		ok(st.reports > 40 && st.reports == f.n_reports && st.reports_written == st.reports,
+		   "poll never ready: the reports of its 0.1 s read at the end, and written (%" PRIu64 ")",
+		   st.reports);
 		pk_oa_device_close(dev);
 	}
 
