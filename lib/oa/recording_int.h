@@ -37,8 +37,8 @@ struct pk_oa_recording {
 
 	struct pk_oa_correlation *corr;  /* in file order */
 	size_t n_corr;
-	/* the same points by GPU time (ties: by CPU time): corr itself when in that order, else a sorted copy */
-	const struct pk_oa_correlation *corr_by_gpu;
+	/* when corr is not in GPU time order: its points in that order (ties by CPU time), else NULL */
+	struct pk_oa_correlation *corr_sorted;
 	uint64_t corr_lo, corr_hi;     /* smallest and largest gpu_ts */
 	struct oa_chunk *chunks;       /* built once the mask is known (oa_index_correlations) */
 	size_t n_chunks;

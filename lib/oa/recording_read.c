@@ -419,8 +419,7 @@ void pk_oa_recording_free(struct pk_oa_recording *rec)
 		return;
 	free(rec->reports);
 	pk_file_data_release(&rec->file);
-	if (rec->corr_by_gpu != rec->corr)
-		free((void *)rec->corr_by_gpu);
+	free(rec->corr_sorted);
 	free(rec->corr);
 	free(rec->chunks);
 	free(rec->marks);

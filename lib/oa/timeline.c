@@ -78,26 +78,29 @@ static int by_gpu_time(const void *a, const void *b)
 	return x->cpu_ns < y->cpu_ns ? -1 : x->cpu_ns > y->cpu_ns;
 }
 
-/* rec->corr_by_gpu: rec->corr when its points are in GPU time order, else a sorted copy. */
+/* rec->corr_sorted: a sorted copy of rec->corr when its points are not in GPU time order. */
 static int order_correlations(struct pk_oa_recording *rec)
 {
-	struct pk_oa_correlation *sorted;
 	size_t n = rec->n_corr;
 
-	if (rec->corr_by_gpu != rec->corr)
-		free((void *)rec->corr_by_gpu);
-	rec->corr_by_gpu = rec->corr;
+	free(rec->corr_sorted);
+	rec->corr_sorted = NULL;
 	for (size_t i = 1; i < n; i++) {
 		if (by_gpu_time(&rec->corr[i - 1], &rec->corr[i]) <= 0)
 			continue;
-		if (!(sorted = malloc(n * sizeof(*sorted))))
+		if (!(rec->corr_sorted = malloc(n * sizeof(*rec->corr_sorted))))
 			return -ENOMEM;
-		memcpy(sorted, rec->corr, n * sizeof(*sorted));
-		qsort(sorted, n, sizeof(*sorted), by_gpu_time);
-		rec->corr_by_gpu = sorted;
+		memcpy(rec->corr_sorted, rec->corr, n * sizeof(*rec->corr_sorted));
+		qsort(rec->corr_sorted, n, sizeof(*rec->corr_sorted), by_gpu_time);
 		break;
 	}
 	return 0;
+}
+
+/* The correlation points in GPU time order. */
+static const struct pk_oa_correlation *by_gpu(const struct pk_oa_recording *rec)
+{
+	return rec->corr_sorted ? rec->corr_sorted : rec->corr;
 }
 
 int oa_index_correlations(struct pk_oa_recording *rec)
@@ -108,7 +111,7 @@ int oa_index_correlations(struct pk_oa_recording *rec)
 
 	if (order_correlations(rec))
 		return -ENOMEM;
-	c = rec->corr_by_gpu;
+	c = by_gpu(rec);
 	rec->corr_lo = rec->n_corr ? c[0].gpu_ts : UINT64_MAX;
 	rec->corr_hi = rec->n_corr ? c[rec->n_corr - 1].gpu_ts : 0;
 	rec->n_chunks = 0;
@@ -167,8 +170,8 @@ static uint64_t line(const struct pk_oa_recording *rec, const struct pk_oa_corre
 
 uint64_t pk_oa_recording_cpu_time(const struct pk_oa_recording *rec, uint32_t ts)
 {
-	const struct pk_oa_correlation *c = rec->corr_by_gpu;
-	size_t n = rec->n_corr, lo = 0, hi = n - 1;
+	const struct pk_oa_correlation *c = by_gpu(rec);
+	size_t n = rec->n_corr, lo, hi;
 	uint64_t g;
 
 	if (n == 0)
@@ -177,6 +180,8 @@ uint64_t pk_oa_recording_cpu_time(const struct pk_oa_recording *rec, uint32_t ts
 	if (n == 1)
 		return by_frequency(rec, &c[0], g);
 	/* the last point at or below g, but at least the first and at most the one before last */
+	lo = 0;
+	hi = n - 1;
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 
