@@ -124,6 +124,23 @@ if [ -f "$R/bdw_renderbasic.i915perf" ] && [ -f "$M/oa-bdw.xml" ]; then
 		--metrics-dir "$M" "$R/skl_renderbasic.i915perf"
 	sweep exact "oa report (lost reports, invalid contexts)" "$PERFKIT" oa report -c all \
 		--metrics-dir "$M" "$R/edge_lost.i915perf"
+	# correlation points out of GPU time order (the last first): their sorted copy's allocation too
+	python3 - "$R/bdw_renderbasic.i915perf" "$TMP/reversed.i915perf" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+pos, recs = 0, []
+while pos < len(data):
+    size = struct.unpack_from("<IHH", data, pos)[2]
+    recs.append(data[pos:pos + size])
+    pos += size
+corr = [i for i, r in enumerate(recs) if struct.unpack_from("<I", r)[0] == 0x10003]
+bodies = [recs[i] for i in corr][::-1]
+for i, r in zip(corr, bodies):
+    recs[i] = r
+open(sys.argv[2], "wb").write(b"".join(recs))
+PY
+	sweep exact "oa report (correlation points out of order)" "$PERFKIT" oa report -c all \
+		--metrics-dir "$M" "$TMP/reversed.i915perf"
 	sweep exact "oa list" "$PERFKIT" oa list --metrics-dir "$M"
 	# libxml2 running out of memory while it parses a set: the document it returns without
 	# the attribute it could not copy must not be used (a uuid left out became a warning
