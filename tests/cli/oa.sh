@@ -8,7 +8,8 @@
 # never a crash), -c list against the reader's, the metric files installed
 # beside the program, "did you mean" for mistyped names, `perfkit oa list`,
 # usage errors, libxml2 loaded only when a metric file is read, records of
-# unknown types, and recordings and streams read from a pipe.
+# unknown types, recordings and streams read from a pipe, JSON escaping and
+# non-finite values, and the uuid warning in the text as the reader's.
 . "$(dirname "$0")/tap-lib.bash"
 [ -x "$PERFKIT" ] || skip_all "$PERFKIT not built"
 "$PERFKIT" oa help >/dev/null 2>&1 || skip_all "this perfkit has no oa command"
@@ -146,6 +147,21 @@ for j in "" --json; do
 	done
 done
 
+# JSON strings escaped, and a value that is not finite as null: a counter
+# named Gpu"Bu\sy<TAB>x (&quot; and &#9; in the XML) whose equation
+# overflows a double (10^19 to the 21st); the text prints it as %f does, inf
+mkdir -p "$TMP/odd"
+perl -pe 'BEGIN { $eq = "10000000000000000000" . " 10000000000000000000 FMUL" x 20 }
+	if (/symbol_name="GpuBusy"/ .. /^\s+equation=/) {
+		s/symbol_name="GpuBusy"/symbol_name="Gpu&quot;Bu\\sy&#9;x"/; s/^(\s+)equation="[^"]*"/$1equation="$eq"/ }' \
+	"$M/oa-bdw.xml" >"$TMP/odd/oa-bdw.xml"
+"$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics "$TMP/odd/oa-bdw.xml" -c all --json >"$TMP/odd.json" 2>&1
+is "$(perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>); my @s = @{$r->{segments}};
+	print scalar(grep { exists $_->{counters}{"Gpu\"Bu\\sy\tx"} && !defined $_->{counters}{"Gpu\"Bu\\sy\tx"} } @s), "/", scalar(@s)' \
+	<"$TMP/odd.json" 2>&1)" "2/2" "--json: a name with a quote, a backslash and a tab escaped, an infinite value null"
+"$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics "$TMP/odd/oa-bdw.xml" -c all >"$TMP/odd.txt" 2>&1
+is "$(grep -c "^   Gpu\"Bu\\\\sy	x: inf\$" "$TMP/odd.txt")" 2 "text: the name as it is, the infinite value as %f prints it (inf)"
+
 # edge cases: exit status and message, never a crash
 edge() { # edge NAME WANT-STATUS WANT-STDERR-OR-STDOUT-PATTERN
 	"$PERFKIT" oa report "$D/$1.i915perf" --metrics-dir "$M" -c GpuTime,GpuBusy --json >"$TMP/$1.out" 2>"$TMP/$1.err"
@@ -172,6 +188,26 @@ done
 # the uuid warning, on stderr with --json
 "$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics-dir "$M" -m TestOa --json >/dev/null 2>"$TMP/w.err"
 grep -q "warning: .*recorded with metric set uuid 'b541bd57" "$TMP/w.err" && pass "-m TestOa: uuid mismatch warned" || fail "-m TestOa: uuid mismatch warned" "$(cat "$TMP/w.err")"
+# and in the text, a recording whose uuid is not its set's (its first digit
+# changed): the two WARNING lines, byte for byte as the reader prints them
+python3 - "$D/bdw_renderbasic.i915perf" "$TMP/uuid.i915perf" <<'PY'
+import struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+pos = 0
+while struct.unpack_from("<I", data, pos)[0] != 0x10001:
+    pos += struct.unpack_from("<IHH", data, pos)[2]
+data[pos + 8 + 292] = ord("c")           # metric_set_uuid: b541bd57-... -> c541bd57-...
+open(sys.argv[2], "wb").write(data)
+PY
+"$PERFKIT" oa report "$TMP/uuid.i915perf" --metrics-dir "$M" -c all -r >"$TMP/uuid.txt" 2>&1
+is "$(grep -c '^WARNING: ' "$TMP/uuid.txt")" 2 "another uuid: the text warns in two lines"
+if command -v i915-perf-reader >/dev/null 2>&1; then
+	i915-perf-reader -c all -r "$TMP/uuid.i915perf" >"$TMP/uuid.igt" 2>&1
+	if cmp -s "$TMP/uuid.txt" "$TMP/uuid.igt"; then pass "another uuid: i915-perf-reader's output byte for byte"
+	else fail "another uuid: i915-perf-reader's output byte for byte" "$(diff "$TMP/uuid.txt" "$TMP/uuid.igt" | head -4)"; fi
+else
+	skip "i915-perf-reader not installed (intel-gpu-tools)"
+fi
 
 # records of a type no reader knows (0 and 200), one among the samples and
 # one at the end: skipped, as i915-perf-reader skips them (the output is the
