@@ -19,6 +19,18 @@ D=$SHARED/data/i915-perf
 M=$SHARED/data/intel-oa
 [ -d "$D" ] || skip_all "no recordings in $D (set PK_SHARED)"
 
+# as_reader RECORDING PERFKIT-TEXT WHAT: PERFKIT-TEXT (perfkit's -c all -r
+# output) is i915-perf-reader's -c all -r output byte for byte, where it is installed
+as_reader() {
+	if ! command -v i915-perf-reader >/dev/null 2>&1; then
+		skip "i915-perf-reader not installed (intel-gpu-tools)"
+		return
+	fi
+	i915-perf-reader -c all -r "$1" >"$TMP/as_reader.igt" 2>&1
+	if cmp -s "$2" "$TMP/as_reader.igt"; then pass "$3: i915-perf-reader's output byte for byte"
+	else fail "$3: i915-perf-reader's output byte for byte" "$(diff "$2" "$TMP/as_reader.igt" | head -4)"; fi
+}
+
 # compare JSON READER-OUTPUT: prints "ok" or the differences
 compare() {
 	perl -MJSON::PP -e '
@@ -201,13 +213,7 @@ open(sys.argv[2], "wb").write(data)
 PY
 "$PERFKIT" oa report "$TMP/uuid.i915perf" --metrics-dir "$M" -c all -r >"$TMP/uuid.txt" 2>&1
 is "$(grep -c '^WARNING: ' "$TMP/uuid.txt")" 2 "another uuid: the text warns in two lines"
-if command -v i915-perf-reader >/dev/null 2>&1; then
-	i915-perf-reader -c all -r "$TMP/uuid.i915perf" >"$TMP/uuid.igt" 2>&1
-	if cmp -s "$TMP/uuid.txt" "$TMP/uuid.igt"; then pass "another uuid: i915-perf-reader's output byte for byte"
-	else fail "another uuid: i915-perf-reader's output byte for byte" "$(diff "$TMP/uuid.txt" "$TMP/uuid.igt" | head -4)"; fi
-else
-	skip "i915-perf-reader not installed (intel-gpu-tools)"
-fi
+as_reader "$TMP/uuid.i915perf" "$TMP/uuid.txt" "another uuid"
 
 # records of a type no reader knows (0 and 200), one among the samples and
 # one at the end: skipped, as i915-perf-reader skips them (the output is the
@@ -234,13 +240,7 @@ is "$?:$(cat "$TMP/unknown.err")" \
 	"records of unknown types: exit 0, their number, the first one's type and byte"
 if cmp -s "$TMP/unknown.txt" "$TMP/known.txt"; then pass "records of unknown types: the output of the file without them"
 else fail "records of unknown types: the output of the file without them" "$(diff "$TMP/unknown.txt" "$TMP/known.txt" | head -4)"; fi
-if command -v i915-perf-reader >/dev/null 2>&1; then
-	i915-perf-reader -c all -r "$TMP/unknown.i915perf" >"$TMP/unknown.igt" 2>&1
-	if cmp -s "$TMP/unknown.txt" "$TMP/unknown.igt"; then pass "records of unknown types: i915-perf-reader's output byte for byte"
-	else fail "records of unknown types: i915-perf-reader's output byte for byte" "$(diff "$TMP/unknown.txt" "$TMP/unknown.igt" | head -4)"; fi
-else
-	skip "i915-perf-reader not installed (intel-gpu-tools)"
-fi
+as_reader "$TMP/unknown.i915perf" "$TMP/unknown.txt" "records of unknown types"
 "$PERFKIT" oa report "$D/bdw_renderbasic.i915perf" --metrics-dir "$M" >/dev/null 2>"$TMP/known.err"
 is "$?:$(cat "$TMP/known.err")" "0:" "a recording without them: no warning"
 
