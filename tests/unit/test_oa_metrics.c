@@ -705,6 +705,13 @@ static void test_set_errors(void)
 	err = pk_oa_eval_new(&s, NULL, NULL, &ev, &d);
 	ok(err == -ELOOP && ev == NULL && strstr(d.msg, "cycle") && strstr(d.msg, "X -> Y -> Z -> X"),
 	   "cycle of references rejected: %s", d.msg);
+	/* a cycle entered from outside it (X -> Y -> Z -> Y): the chain names the cycle only */
+	c[2].equation = "$Y 1 UADD";
+	pk_diag_init(&d);
+	err = pk_oa_eval_new(&s, NULL, NULL, &ev, &d);
+	ok(err == -ELOOP && ev == NULL && strstr(d.msg, ": Y -> Z -> Y") && !strstr(d.msg, "X ->"),
+	   "a cycle entered from outside it: only its counters named: %s", d.msg);
+	c[2].equation = "$X 1 UADD";
 
 	/* forward references are evaluated in dependency order */
 	c[2].equation = "5";
