@@ -16,11 +16,12 @@
  *     and perfkit oa report (when built) decode it with the same report count;
  *  4. the errors: no i915 GPU, EACCES with the paranoid hint, EINVAL naming
  *     the stream's parameters, EBUSY, ENODEV and any other errno in words,
- *     an unknown metric set, EIO while reading; the kernel's OA_BUFFER_LOST
- *     kept, a record of an unknown type or shorter than its header ending
- *     the capture with a complete file, and so do 100 ENOSPC in a row and
- *     the GPU timestamp register refused mid-capture (refused from the
- *     start: no stream, no file);
+ *     an unknown metric set, EIO while reading or polling; the kernel's
+ *     OA_BUFFER_LOST kept, a record of an unknown type or shorter than its
+ *     header ending the capture with a complete file, and so do 100 ENOSPC
+ *     in a row and the GPU timestamp register refused mid-capture (refused
+ *     from the start: no stream, no file); ENOSPC but one read in 60 never
+ *     ends it; poll() never ready: the end's drain reads it all;
  *  5. the ends a user meets: should_stop (Ctrl-C) ends the capture early
  *     with a complete file; a file size limit reached mid-capture (a full
  *     disk: RLIMIT_FSIZE, EFBIG) and /dev/full (ENOSPC) give the write error
@@ -92,6 +93,8 @@ struct fake {
 	int enospc_from_read;         /* read number answered with ENOSPC, and every one after it */
 	int enospc_gap;               /* ...but every enospc_gap-th of those served (0: none) */
 	bool poll_never_ready;        /* poll() always times out: only the end's drain reads */
+	unsigned poll_err_from;       /* poll() number answered with EIO, and every one after it */
+	unsigned polls;
 	unsigned reg_read_err_from;   /* REG_READ number refused with EIO, and every one after it */
 	int lost_at_read;             /* read number whose chunk starts with OA_REPORT_LOST */
 	int extra_at_read;            /* read number whose chunk starts with the record extra_type, */
@@ -304,6 +307,8 @@ static int f_poll(void *ctx, int fd, int timeout_ms)
 	if (timeout_ms < 2)
 		ts.tv_nsec = (long)timeout_ms * 1000000;
 	nanosleep(&ts, NULL);
+	if (f->poll_err_from && ++f->polls >= f->poll_err_from)
+		return -EIO;
 	return !f->poll_never_ready;
 }
 
@@ -950,6 +955,16 @@ static void reads_back(const char *file, const struct fake *f, uint64_t n, const
 	ok(n == 0 || first == 0, "%s: from the stream's first report", what);
 }
 
+/* A capture from @dev into @file that must end with @want, @msg in *@d. */
+static void capture_ends(struct pk_oa_device *dev, const struct pk_oa_capture_opts *co, const char *file,
+			 struct pk_oa_capture_stats *st, struct pk_diag *d, int want, const char *msg,
+			 const char *what)
+{
+	pk_diag_init(d);
+	is_int(pk_oa_capture_run(dev, co, file, st, d), want, "%s: ends with %s", what, strerror(-want));
+	is_str(d->msg, msg, "%s: in words", what);
+}
+
 /* i915-perf-reader (when installed) decodes @file and counts @n reports. */
 static void reader_counts(const char *file, uint64_t n, const char *what)
 {
@@ -1143,14 +1158,24 @@ static void test_stream_says(void)
 		pk_oa_device_close(dev);
 	}
 
+	/* poll() fails from its tenth call: the capture ends, naming it; the file holds what was read */
+	if (open_dev(&f, &ops, &dev, &d) == 0) {
+		co.duration_ns = 10ull * 1000000000;
+		f.poll_err_from = 10;
+		capture_ends(dev, &co, file, &st, &d, -EIO,
+			     "waiting for the i915 perf stream failed: Input/output error", "poll fails");
+		ok(strstr(d.subject, "card1") != NULL, "poll fails: the card named (%s)", d.subject);
+		ok(f.n_reports > 0, "poll fails: after %u reports", f.n_reports);
+		reads_back(file, &f, f.n_reports, "poll fails");
+		pk_oa_device_close(dev);
+	}
+
 	/* ENOSPC on every read from the third: the capture gives up after 100 in a row */
 	if (open_dev(&f, &ops, &dev, &d) == 0) {
 		co.duration_ns = 10ull * 1000000000;
 		f.enospc_from_read = 3;
-		pk_diag_init(&d);
-		err = pk_oa_capture_run(dev, &co, file, &st, &d);
-		is_int(err, -ENOSPC, "ENOSPC on every read: -ENOSPC");
-		is_str(d.msg, "the i915 perf stream refused 100 reads in a row with ENOSPC", "in words");
+		capture_ends(dev, &co, file, &st, &d, -ENOSPC,
+			     "the i915 perf stream refused 100 reads in a row with ENOSPC", "ENOSPC on every read");
 		is_int(f.reads, 102, "after 100 of them");
 		is_int(st.buffers_lost, 100, "each counted as a lost buffer");
 		pk_diag_init(&d);
