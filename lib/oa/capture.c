@@ -390,14 +390,15 @@ static int loop(struct pk_oa_capture *c, struct pk_diag *diag)
 	int err;
 
 	for (;;) {
-		uint64_t now = pk_now_ns(), wait = timeout_max;
+		uint64_t now, wait = timeout_max;
 		int r;
 
-		if (duration && now - start >= duration)
-			break;
 		if (should_stop && should_stop(stop_ctx))
 			break;
 		if (control && control(control_ctx, c))
+			break;
+		now = pk_now_ns();          /* after control(): a command (a dump) can take a while */
+		if (duration && now - start >= duration)
 			break;
 		if (duration && start + duration - now < wait)
 			wait = start + duration - now;

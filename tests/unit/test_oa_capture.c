@@ -21,7 +21,10 @@
  *     header ending the capture with a complete file, and so do 100 ENOSPC
  *     in a row and the GPU timestamp register refused mid-capture (refused
  *     from the start: no stream, no file); ENOSPC but one read in 60 never
- *     ends it; poll() never ready: the end's drain reads it all;
+ *     ends it; poll() never ready: the end's drain reads it all; the loop
+ *     held up (a slow control() command) on an idle stream: the
+ *     correlation point that came due is taken at once, then one a period
+ *     later, no catch-up, and held up past the end it waits no more;
  *  5. the ends a user meets: should_stop (Ctrl-C) ends the capture early
  *     with a complete file; a file size limit reached mid-capture (a full
  *     disk: RLIMIT_FSIZE, EFBIG) and /dev/full (ENOSPC) give the write error
@@ -64,6 +67,7 @@
 #define REPORT_SIZE FAKE_OA_REPORT_SIZE
 #define MAX_REPORTS 20000
 #define WRAP_TICKS (FREQ / 5)      /* 200 ms */
+#define POLLS_KEPT 256             /* the fake keeps the timeouts of this many polls */
 
 static char root[256];
 #ifndef I915_PARAM_OA_TIMESTAMP_FREQUENCY
@@ -93,8 +97,10 @@ struct fake {
 	int enospc_from_read;         /* read number answered with ENOSPC, and every one after it */
 	int enospc_gap;               /* ...but every enospc_gap-th of those served (0: none) */
 	bool poll_never_ready;        /* poll() always times out: only the end's drain reads */
+	bool poll_idle;               /* ...and waits its whole timeout, as the kernel's does */
 	unsigned poll_err_from;       /* poll() number answered with EIO, and every one after it */
 	unsigned polls;
+	int poll_timeouts[POLLS_KEPT]; /* the timeout of each of the first polls, in ms */
 	unsigned reg_read_err_from;   /* REG_READ number refused with EIO, and every one after it */
 	int lost_at_read;             /* read number whose chunk starts with OA_REPORT_LOST */
 	int extra_at_read;            /* read number whose chunk starts with the record extra_type, */
@@ -304,12 +310,17 @@ static int f_poll(void *ctx, int fd, int timeout_ms)
 
 	if (fd != STREAM_FD)
 		return -EBADF;
-	if (timeout_ms < 2)
-		ts.tv_nsec = (long)timeout_ms * 1000000;
+	if (f->polls < POLLS_KEPT)
+		f->poll_timeouts[f->polls] = timeout_ms;
+	f->polls++;
+	if (timeout_ms < 2 || f->poll_idle) {
+		ts.tv_sec = timeout_ms / 1000;
+		ts.tv_nsec = (long)(timeout_ms % 1000) * 1000000;
+	}
 	nanosleep(&ts, NULL);
-	if (f->poll_err_from && ++f->polls >= f->poll_err_from)
+	if (f->poll_err_from && f->polls >= f->poll_err_from)
 		return -EIO;
-	return !f->poll_never_ready;
+	return !f->poll_never_ready && !f->poll_idle;
 }
 
 static int f_sysfs_read(void *ctx, const char *path, char *buf, size_t sz)
@@ -1187,6 +1198,108 @@ static void test_stream_says(void)
 	}
 }
 
+/* A control() that holds the capture loop up once, at its third call, for stall_ms. */
+struct stall {
+	struct fake *f;
+	unsigned calls;
+	long stall_ms;
+	unsigned polls_before;        /* the fake's poll count when the loop went on */
+	uint64_t end_ns;              /* when it did (CLOCK_MONOTONIC) */
+};
+
+static int stall_control(void *ctx, struct pk_oa_capture *cap)
+{
+	struct stall *s = ctx;
+	struct timespec ts = { s->stall_ms / 1000, (s->stall_ms % 1000) * 1000000L };
+
+	(void)cap;
+	if (++s->calls == 3) {
+		nanosleep(&ts, NULL);
+		s->polls_before = s->f->polls;
+		s->end_ns = pk_oa_cpu_clock_now(PK_OA_CLOCK_MONOTONIC);
+	}
+	return 0;
+}
+
+/*
+ * Correlation points when the loop is held up (a slow control() command,
+ * a slow disk) on an idle stream, whose poll() waits its whole timeout
+ * (100 ms). Held up for 5 periods of 40 ms, the capture takes the point
+ * that came due at once, without waiting on the stream: its next poll()
+ * waits 0 ms, and the point comes within 50 ms (half the poll timeout).
+ * It takes the next point a period later, not one for each period it
+ * missed: the points (the last, taken at the end, aside) are at least
+ * 5 ms apart, about 40 ms here; a catch-up would take several within
+ * microseconds. Held up past the capture's end, it ends without waiting
+ * again.
+ */
+static void test_capture_held_up(void)
+{
+	struct pk_oa_capture_opts co = capture_opts(500000000);
+	struct pk_oa_capture_stats st;
+	struct pk_oa_dev_ops ops;
+	struct pk_oa_device *dev = NULL;
+	struct pk_oa_recording *rec = NULL;
+	const struct pk_oa_correlation *corr;
+	struct stall s = { .stall_ms = 200 };
+	struct fake f;
+	struct pk_diag d;
+	char file[512];
+	size_t n_corr = 0, after = 0;
+	uint64_t min_gap = UINT64_MAX, first_after = 0;
+	bool went_on;
+
+	snprintf(file, sizeof(file), "%s/held_up.i915perf", root);
+	if (open_dev(&f, &ops, &dev, &d)) {
+		ok(0, "open the fake device: %s", d.msg);
+		return;
+	}
+	f.poll_idle = true;
+	s.f = &f;
+	co.correlation_period_ns = 40000000;
+	co.control = stall_control;
+	co.control_ctx = &s;
+	capture_ends(dev, &co, file, &st, &d, 0, "", "held up for 0.2 s");
+	went_on = s.calls > 3 && f.polls > s.polls_before && s.polls_before < POLLS_KEPT;
+	ok(went_on, "held up: the loop went on after it (%u polls before, %u in all)", s.polls_before,
+	   f.polls);
+	if (went_on)
+		is_int(f.poll_timeouts[s.polls_before], 0,
+		       "held up: a correlation point is due, so the next poll() does not wait");
+	pk_diag_init(&d);
+	if (!ok(pk_oa_recording_read_file(file, &rec, &d) == 0, "held up: the recording reads back (%s)", d.msg)) {
+		pk_oa_device_close(dev);
+		return;
+	}
+	corr = pk_oa_recording_correlations(rec, &n_corr);
+	for (size_t i = 0; i < n_corr; i++) {
+		if (i + 1 < n_corr - 1 && corr[i + 1].cpu_ns - corr[i].cpu_ns < min_gap)
+			min_gap = corr[i + 1].cpu_ns - corr[i].cpu_ns;
+		if (corr[i].cpu_ns >= s.end_ns && !after++)
+			first_after = corr[i].cpu_ns;
+	}
+	ok(after >= 2 && first_after - s.end_ns < 50000000,
+	   "held up: the point that came due is taken at once (%.1f ms after, %zu points after it)",
+	   (double)(first_after - s.end_ns) / 1e6, after);
+	ok(n_corr >= 5 && min_gap >= 5000000,
+	   "held up: no catch-up, points (but the last) at least 5 ms apart (%.3f ms at the closest, %zu points)",
+	   (double)min_gap / 1e6, n_corr);
+	pk_oa_recording_free(rec);
+	pk_oa_device_close(dev);
+
+	/* held up past the capture's end (0.15 s): it ends there, without waiting on the stream again */
+	if (open_dev(&f, &ops, &dev, &d) == 0) {
+		f.poll_idle = true;
+		s = (struct stall){ .f = &f, .stall_ms = 200 };
+		co.duration_ns = 150000000;
+		capture_ends(dev, &co, file, &st, &d, 0, "", "held up past the end");
+		ok(s.calls == 3 && f.polls == s.polls_before,
+		   "held up past the end: no poll() after it (%u control() calls, %u polls, %u before)", s.calls,
+		   f.polls, s.polls_before);
+		pk_oa_device_close(dev);
+	}
+}
+
 static void test_stop_and_full_disk(void)
 {
 	struct pk_oa_capture_opts co = capture_opts(2000000000);
@@ -1540,6 +1653,7 @@ int main(void)
 	test_capture_clock();
 	test_errors();
 	test_stream_says();
+	test_capture_held_up();
 	test_stop_and_full_disk();
 	test_poll_period();
 	test_ring();
