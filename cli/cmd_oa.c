@@ -93,12 +93,13 @@ static int parse_args(struct oa_cli *o, int argc, char **argv, bool report)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt;
+	char said[32];
+	int opt, li;
 
 	optind = 1;
 	opterr = 0;
 	/* no '+': FILE may come before the options */
-	while ((opt = getopt_long(argc, argv, "m:c:rh", longopts, NULL)) != -1) {
+	while ((li = -1, opt = getopt_long(argc, argv, "m:c:rh", longopts, &li)) != -1) {
 		switch (opt) {
 		case OPT_METRICS: o->metrics = optarg; break;
 		case OPT_METRICS_DIR: o->metrics_dir = optarg; break;
@@ -120,12 +121,17 @@ static int parse_args(struct oa_cli *o, int argc, char **argv, bool report)
 			cli_bad_option(argv, "mc");
 			return -EINVAL;
 		}
+		/* the option as named, not argv[optind - 1]: that is the value of '--pci-id 9a49' */
+		if (li >= 0)
+			snprintf(said, sizeof(said), "--%s", longopts[li].name);
+		else
+			snprintf(said, sizeof(said), "-%c", opt);
 		if (report && opt == OPT_SYS_ROOT) {
-			cli_error("option '%s' is for 'perfkit oa list' and 'perfkit oa record'", argv[optind - 1]);
+			cli_error("option '%s' is for 'perfkit oa list' and 'perfkit oa record'", said);
 			return -EINVAL;
 		}
 		if (!report && (opt == 'm' || opt == 'c' || opt == 'r' || opt >= OPT_JSON)) {
-			cli_error("option '%s' is for 'perfkit oa report'", argv[optind - 1]);
+			cli_error("option '%s' is for 'perfkit oa report'", said);
 			return -EINVAL;
 		}
 	}

@@ -6,10 +6,14 @@
 # the DG2 recording (no acmgt3 metric file) with -c none (decoding only),
 # every edge_* file (a clear message and exit 2, or the documented result,
 # never a crash), -c list against the reader's, the metric files installed
-# beside the program, "did you mean" for mistyped names, `perfkit oa list`,
-# usage errors, libxml2 loaded only when a metric file is read, records of
-# unknown types, recordings and streams read from a pipe, JSON escaping and
-# non-finite values, and the uuid warning in the text as the reader's.
+# beside the program, "did you mean" for mistyped names, `perfkit oa list`
+# (two cards of two platforms, a broken metric file among good ones),
+# usage errors (each option named as given), libxml2 loaded only when a
+# metric file is read, records of unknown types, recordings and streams
+# read from a pipe, a bare stream's device options (malformed values
+# refused; the device variables they set, through a metric file that
+# prints them), JSON escaping and non-finite values, and the uuid warning
+# in the text as the reader's.
 . "$(dirname "$0")/tap-lib.bash"
 [ -x "$PERFKIT" ] || skip_all "$PERFKIT not built"
 "$PERFKIT" oa help >/dev/null 2>&1 || skip_all "this perfkit has no oa command"
@@ -347,7 +351,19 @@ stream_err "PCI id 0x1234 is not an i915 device perfkit knows" "an unknown PCI i
 stream_err "invalid value 'zz' for --pci-id" "a bad PCI id" "$TMP/tgl_renderbasic.stream" --pci-id zz -c none
 stream_err "invalid value '1,0,16' for --topology" "a zero count" "$TMP/tgl_renderbasic.stream" --pci-id 9a49 --topology 1,0,16
 stream_err "invalid value '1,6' for --topology" "two counts" "$TMP/tgl_renderbasic.stream" --pci-id 9a49 --topology 1,6
-stream_err "unknown OA format 'A99'" "an unknown format" "$TMP/tgl_renderbasic.stream" --pci-id 9a49 --oa-format A99 -c none
+stream_err "invalid value '+1,6,16' for --topology" "a sign before a count" "$TMP/tgl_renderbasic.stream" --pci-id 9a49 --topology +1,6,16
+stream_err "invalid value '1x6x16' for --topology" "counts not split by commas" "$TMP/tgl_renderbasic.stream" --pci-id 9a49 --topology 1x6x16
+stream_err "invalid value '1,6,16,4' for --topology" "four counts" "$TMP/tgl_renderbasic.stream" --pci-id 9a49 --topology 1,6,16,4
+stream_err "invalid value '4294967297,6,16' for --topology" "a count that 32 bits would wrap to 1" "$TMP/tgl_renderbasic.stream" --pci-id 9a49 --topology 4294967297,6,16
+stream_err "invalid value '0x19a49' for --pci-id" "a PCI id above 0xffff" "$TMP/tgl_renderbasic.stream" --pci-id 0x19a49 -c none
+stream_err "invalid value '-9a49' for --pci-id" "a negative PCI id" "$TMP/tgl_renderbasic.stream" --pci-id -9a49 -c none
+for opt in "--timestamp-frequency 19200000" "--oa-format 10" "--revision 3" "--gt-frequency 100,1300"; do
+	# shellcheck disable=SC2086
+	stream_err "give --pci-id too" "${opt%% *} alone" "$TMP/tgl_renderbasic.stream" $opt -c none
+done
+"$PERFKIT" oa report "$TMP/tgl_renderbasic.stream" --pci-id 9a49 --oa-format A99 -c none >/dev/null 2>"$TMP/se.err"
+is "$?:$(cat "$TMP/se.err")" "2:perfkit: unknown OA format 'A99' (known: A45_B8_C8, A32u40_A4u32_B8_C8, OAR_A32u40_A4u32_B8_C8, A24u40_A14u32_B8_C8, or their i915 numbers)" \
+	"an unknown format: exit 2, one message naming the known ones"
 stream_err "invalid value '900,100' for --gt-frequency" "min above max" "$TMP/tgl_renderbasic.stream" --pci-id 9a49 --gt-frequency 900,100 -c none
 stream_err "tgl_renderbasic.i915perf': a version record: this is an IGT recording, not a bare kernel stream.* at offset 0" \
 	"an IGT recording given a device" "$D/tgl_renderbasic.i915perf" --pci-id 9a49 -c none
@@ -357,6 +373,19 @@ stream_err "tgl_renderbasic.i915perf': a version record: this is an IGT recordin
 "$PERFKIT" oa report "$TMP/tgl_renderbasic.stream" --pci-id 9a49 --topology 1,6,16 -m RenderBasic --metrics-dir "$M" \
 	-c all --oa-format 10 --gt-frequency 100,1300 >"$TMP/st3.txt" 2>&1
 cmp -s "$TMP/st2.txt" "$TMP/st3.txt" && pass "--oa-format by name or number, --timestamp-frequency: the defaults' output" || fail "--oa-format by name or number" "$(diff "$TMP/st2.txt" "$TMP/st3.txt" | head -4)"
+"$PERFKIT" oa report "$TMP/tgl_renderbasic.stream" --pci-id 9a49 --topology 1,6,16 -m RenderBasic --metrics-dir "$M" \
+	-c all --oa-format a32u40_a4u32_b8_c8 --gt-frequency 100,1300 >"$TMP/st5.txt" 2>&1
+cmp -s "$TMP/st5.txt" "$TMP/st3.txt" && pass "--oa-format's name in any case (a32u40_a4u32_b8_c8)" || fail "--oa-format's name in any case" "$(diff "$TMP/st5.txt" "$TMP/st3.txt" | head -4)"
+# the device variables the options give, through a metric file whose GpuBusy is
+# $GpuMinFrequency + $GpuMaxFrequency / 1000 + $SkuRevisionId: 300 MHz, 1300 MHz, revision 3
+mkdir -p "$TMP/devvars"
+perl -pe 'if (/symbol_name="GpuBusy"/ .. /^\s+equation=/) {
+		s/^(\s+)equation="[^"]*"/$1equation="\$GpuMinFrequency \$GpuMaxFrequency 1000 UDIV UADD \$SkuRevisionId UADD"/ }' \
+	"$M/oa-tglgt2.xml" >"$TMP/devvars/oa-tglgt2.xml"
+"$PERFKIT" oa report "$TMP/tgl_renderbasic.stream" --pci-id 9a49 --topology 1,6,16 -m RenderBasic \
+	--metrics "$TMP/devvars/oa-tglgt2.xml" -c GpuBusy --gt-frequency 300,1300 --revision 3 --json >"$TMP/devvars.json" 2>&1
+is "$(perl -MJSON::PP -e 'local $/; print decode_json(<STDIN>)->{segments}[0]{counters}{GpuBusy}' <"$TMP/devvars.json" 2>&1)" \
+	301300003 "--gt-frequency 300,1300 --revision 3: \$GpuMinFrequency 300000000, \$GpuMaxFrequency 1300000000, \$SkuRevisionId 3"
 "$PERFKIT" oa report "$TMP/tgl_renderbasic.stream" --pci-id 9a49 --topology 1,6,16 -m RenderBasic --metrics-dir "$M" \
 	-c GpuTime --timestamp-frequency 38400000 --json >"$TMP/st4.json" 2>&1
 grep -q "\"GpuTime\":$((gt / 2))}" "$TMP/st4.json" && pass "--timestamp-frequency doubled: GpuTime halved ($((gt / 2)) ns)" || fail "--timestamp-frequency doubled: GpuTime halved" "$(head -c 400 "$TMP/st4.json")"
@@ -387,7 +416,35 @@ is "$(grep '^  id ' "$TMP/list3.txt" | awk '{print $2, $3, $4}' | tr '\n' ';')" 
 	"oa list: the kernel's sets by id, named from the metric file by GUID ('-' when it has none)"
 grep -q "oa-tglgt2.xml: 26 metric sets" "$TMP/list3.txt" && pass "oa list --sys-root: the metric files follow" || fail "oa list --sys-root: the metric files follow"
 "$PERFKIT" oa list --sys-root "$TMP/nosys" --metrics-dir "$M" 2>&1 | grep -q "no i915 device on this machine" && pass "oa list: an empty sysfs says no i915 device" || fail "oa list: an empty sysfs says no i915 device"
-"$PERFKIT" oa report "$D/tgl_renderbasic.i915perf" --sys-root "$S" >/dev/null 2>"$TMP/u.err"; is "$?" 2 "--sys-root is not a report option: exit 2"
+"$PERFKIT" oa report "$D/tgl_renderbasic.i915perf" --metrics-dir "$M" --sys-root "$S" >/dev/null 2>"$TMP/u.err"
+is "$?:$(cat "$TMP/u.err")" "2:perfkit: option '--sys-root' is for 'perfkit oa list' and 'perfkit oa record'" "--sys-root is not a report option: exit 2, in words"
+# named as given, whatever follows it: its value, after a space or '=', or joined to it
+for x in "--json|--json" "--per-report|--per-report" "-r|-r" "--pci-id 9a49|--pci-id" "--pci-id=9a49|--pci-id" \
+	 "-c all|-c" "-call|-c"; do
+	# shellcheck disable=SC2086
+	"$PERFKIT" oa list --metrics-dir "$M" ${x%|*} >/dev/null 2>"$TMP/u.err"
+	is "$?:$(cat "$TMP/u.err")" "2:perfkit: option '${x#*|}' is for 'perfkit oa report'" "oa list ${x%|*}: a report option, exit 2, named ${x#*|}"
+done
+"$PERFKIT" oa report "$D/tgl_renderbasic.i915perf" "$D/bdw_renderbasic.i915perf" --metrics-dir "$M" >/dev/null 2>"$TMP/u.err"
+is "$?:$(cat "$TMP/u.err")" "2:perfkit: unexpected argument '$D/bdw_renderbasic.i915perf'" "oa report of two files: exit 2, the second named"
+# two cards of different platforms: each named from its own metric file
+cp -a "$S" "$TMP/sys2"
+mkdir -p "$TMP/sys2/class/drm/card2/device/" "$TMP/sys2/class/drm/card2/metrics/b541bd57-0e0f-4154-b4c0-5858010a2bf7"
+ln -s ../../../../bus/pci/drivers/i915 "$TMP/sys2/class/drm/card2/device/driver"
+echo 0x1616 >"$TMP/sys2/class/drm/card2/device/device"
+echo 5 >"$TMP/sys2/class/drm/card2/metrics/b541bd57-0e0f-4154-b4c0-5858010a2bf7/id"
+"$PERFKIT" oa list --sys-root "$TMP/sys2" --metrics-dir "$M" >"$TMP/list4.txt" 2>&1
+is "$(grep -E '^card|^  id ' "$TMP/list4.txt" | awk '{ print ($1 == "id" ? $2 " " $4 : $1 " " $5) }' | tr '\n' ';')" \
+	"card0: (tigerlake,;3 -;7 RenderBasic;12 ComputeBasic;card2: (broadwell,;5 RenderBasic;" \
+	"oa list: a Tigerlake and a Broadwell card, each set named from its platform's metric file"
+# a folder whose first metric file is broken: the others are listed, and the exit status is 2
+mkdir -p "$TMP/some-broken"
+printf '<metrics><set' >"$TMP/some-broken/oa-a.xml"
+cp "$M/oa-hsw.xml" "$TMP/some-broken/oa-hsw.xml"
+"$PERFKIT" oa list --sys-root "$TMP/nosys" --metrics-dir "$TMP/some-broken" >"$TMP/broken.txt" 2>"$TMP/broken.err"
+is "$?" 2 "oa list with a broken metric file first: exit 2, though the last file reads"
+grep -q "oa-hsw.xml: 6 metric sets" "$TMP/broken.txt" && grep -q "oa-a.xml" "$TMP/broken.err" &&
+	pass "oa list: the broken file named, the good one listed" || fail "oa list: the broken file named, the good one listed" "$(cat "$TMP/broken.err")"
 "$PERFKIT" oa list --metrics "$M/oa-tglgt2.xml" >"$TMP/list2.txt" 2>&1; is "$?" 0 "oa list --metrics FILE exits 0"
 grep -q "oa-tglgt2.xml: 26 metric sets" "$TMP/list2.txt" && pass "list --metrics: 26 TGL sets" || fail "list --metrics: 26 TGL sets" "$(cat "$TMP/list2.txt")"
 "$PERFKIT" oa list --metrics "$TMP/none.xml" >/dev/null 2>&1; is "$?" 2 "oa list --metrics missing: exit 2"
