@@ -37,7 +37,7 @@ ok $? "the message names the node of the i915 card (card2)"
 grep -q "card0 under $S/class/drm is not an i915 GPU" "$TMP/err"
 ok $? "--card 0 names the card that is not i915"
 
-for bad in "-p 3x" "-p 0ms" "-p -1ms" "-e 32" "--card x" "--duration 0" "-k realtime" "-k" "--correlation-period 0.0001" \
+for bad in "-p 3x" "-p 0ms" "-p -1ms" "-p 0.1ns" "-e 32" "--card x" "--duration 0" "-k realtime" "-k" "--correlation-period 0.0001" \
 	"-P 99" "-P 0.05ms" "-P x" "-s 7" "-s 67108865" "-s 1k" "--bogus"; do
 	# shellcheck disable=SC2086
 	"$PERFKIT" oa record $bad --sys-root "$TMP/empty" 2>"$TMP/err"

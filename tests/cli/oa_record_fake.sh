@@ -5,12 +5,15 @@
 # it would on a Broadwell. Checked: the recording decodes with
 # i915-perf-reader (the oracle, when intel-gpu-tools is installed) and
 # perfkit oa report with the report count the summary gives; the stream's
-# properties (-p, -P); the clock of the correlation points (-k); -P refused
-# on an old kernel; "did you mean" for -m;
-# EACCES explained; -s keeps the last records; -f takes i915-perf-control's
-# DUMP and QUIT, and refuses a path that exists; -- CMD gives its exit
-# status; Ctrl-C leaves a complete file; SIGKILL with -s leaves a
-# recording of the device and no reports.
+# properties (-p, -P, --metric-id without metric files); the clock and
+# period of the correlation points (-k, --correlation-period); -P refused
+# on an old kernel; "did you mean" for -m; a set without a GUID;
+# EACCES explained, with no summary; -s keeps the last records; -f takes
+# i915-perf-control's DUMP and QUIT, drops bytes that are not a command
+# and names an unknown one, and refuses a path that exists; -- CMD gives
+# its exit status (128 + N when a signal ends it, 127 when it does not
+# exist) and is stopped at the end of --duration; Ctrl-C leaves a complete
+# file; SIGKILL with -s leaves a recording of the device and no reports.
 . "$(dirname "$0")/tap-lib.bash"
 [ -x "$PERFKIT" ] || skip_all "$PERFKIT not built"
 : "${PK_FAKE_I915_SO:=build/tests/pk-fake-i915.so}"
@@ -78,6 +81,13 @@ for k in mono_raw:4 boot:7 raw:4 boottime:7 mono:1; do
 		"-k ${k%:*}: every REG_READ is timed on clock ${k#*:}"
 done
 
+# --correlation-period: a point every 50 ms over 0.3 s, the first and the last (1 s by default: 2)
+rec --duration 0.3 --correlation-period 0.05 -o "$TMP/corr.rec" 2>"$TMP/err"
+n=$(sed -n 's/.* \([0-9]*\) correlation points.*/\1/p' "$TMP/err")
+[ -n "$n" ] && [ "$n" -ge 6 ] && [ "$n" -le 9 ]
+ok $? "--correlation-period 0.05 over 0.3 s: 6 to 9 correlation points ($n)"
+decodes "$TMP/corr.rec" "$(summary_reports "$TMP/err")" "--correlation-period 0.05"
+
 # -p and -P
 rm -f "$TMP/props"
 rec --duration 0.1 -p 5ms -P 2ms -o "$TMP/b.rec" 2>"$TMP/err"
@@ -109,6 +119,23 @@ PK_FAKE_I915_OPEN_ERRNO=13 rec --duration 0.1 -o "$TMP/c.rec" 2>"$TMP/err"
 is "$?" 1 "EACCES from the kernel: exit 1"
 grep -q 'no permission to open an i915 perf stream' "$TMP/err" && grep -q '^hint: .*perf_stream_paranoid' "$TMP/err"
 ok $? "the message and the perf_stream_paranoid hint"
+! grep -q '^\[ perfkit oa record:' "$TMP/err"
+ok $? "and no summary: nothing was recorded"
+# a metric file whose set has no GUID: the kernel's id cannot be found by it
+mkdir -p "$TMP/noguid"
+sed 's/ *hw_config_guid="b541bd57-0e0f-4154-b4c0-5858010a2bf7"//' "$META/oa-bdw.xml" >"$TMP/noguid/oa-bdw.xml"
+LD_PRELOAD=$SO "$PERFKIT" oa record --sys-root "$S" --dev-root "$TMP/dev" --metrics "$TMP/noguid/oa-bdw.xml" \
+	--duration 0.1 -o "$TMP/ng.rec" 2>"$TMP/err"
+is "$?" 2 "a metric file whose set has no GUID: exit 2"
+grep -q "'$TMP/noguid/oa-bdw.xml': no metric set 'RenderBasic' with a GUID" "$TMP/err"
+ok $? "the message says the set has no GUID"
+# --metric-id without metric files (none in PERFKIT_OA_METRICS): the kernel's id as given
+rm -f "$TMP/props"
+LD_PRELOAD=$SO PERFKIT_OA_METRICS=$TMP/no-metrics "$PERFKIT" oa record --sys-root "$S" --dev-root "$TMP/dev" \
+	--metric-id 7 --duration 0.1 -o "$TMP/id.rec" 2>"$TMP/err"
+is "$?" 0 "--metric-id 7 without metric files: exit 0"
+grep -q '^3 7$' "$TMP/props"
+ok $? "the stream is opened with metric set 7 (DRM_I915_PERF_PROP_METRICS_SET 3)"
 
 # -s: a circular buffer
 rec --duration 0.5 -s 16 -o "$TMP/ring.rec" 2>"$TMP/err"
@@ -143,6 +170,30 @@ if command -v i915-perf-control >/dev/null 2>&1; then
 else
 	skip "i915-perf-control not installed (intel-gpu-tools)"
 fi
+# -f: bytes that are not a command are dropped, with a message; an unknown
+# command is named and ignored; a QUIT after them still stops the recorder
+# (written with perl: i915-perf-control writes only good commands)
+LD_PRELOAD=$SO "$PERFKIT" "${REC[@]}" -f "$TMP/fifo2" --duration 20 -o "$TMP/fifo2.rec" 2>"$TMP/ferr2" &
+pid=$!
+for _ in $(seq 100); do [ -p "$TMP/fifo2" ] && break; sleep 0.1; done
+perl -e 'print pack("VV", 2, 3)' >"$TMP/fifo2"
+for _ in $(seq 50); do grep -q 'dropped' "$TMP/ferr2" && break; sleep 0.1; done
+perl -e 'print pack("VV", 99, 8)' >"$TMP/fifo2"
+for _ in $(seq 50); do grep -q 'unknown command' "$TMP/ferr2" && break; sleep 0.1; done
+perl -e 'print pack("VV", 2, 8)' >"$TMP/fifo2"
+for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$pid" 2>/dev/null; then
+	kill -9 "$pid"
+	wait "$pid"
+	fail "-f: a QUIT after bad bytes stops the recorder" "still running 5 s after it: $(head -5 "$TMP/ferr2")"
+else
+	wait "$pid"
+	is "$?" 0 "-f: a QUIT after bad bytes stops the recorder, exit 0"
+fi
+grep -q "^perfkit: '$TMP/fifo2': command 2 has a size of 3 bytes (8 to 4104) (byte 4 of the command); dropped 8 bytes$" "$TMP/ferr2"
+ok $? "-f: bytes that are not a command: the message says why, and that they are dropped"
+grep -q "^perfkit: '$TMP/fifo2': unknown command 99, ignored$" "$TMP/ferr2"
+ok $? "-f: an unknown command is named and ignored"
 mkfifo "$TMP/taken"
 rec -f "$TMP/taken" --duration 0.1 -o "$TMP/d.rec" 2>"$TMP/err"
 is "$?" 2 "-f on a path that exists: exit 2"
@@ -155,6 +206,20 @@ ok $? "and it is left alone"
 rec -o "$TMP/cmd.rec" -- sh -c 'sleep 0.2; exit 3' 2>"$TMP/err"
 is "$?" 3 "-- CMD: perfkit exits with the command's status"
 decodes "$TMP/cmd.rec" "$(summary_reports "$TMP/err")" "-- CMD"
+rec -o "$TMP/sig.rec" -- sh -c 'kill -TERM $$' 2>"$TMP/err"
+is "$?" 143 "-- CMD killed by SIGTERM: exit 143 (128 + 15), as a shell gives it"
+rec -o "$TMP/nocmd.rec" -- "$TMP/no-such-command" 2>"$TMP/err"
+is "$?" 127 "-- CMD that does not exist: exit 127, as perf"
+grep -q "'$TMP/no-such-command': command not found" "$TMP/err"
+ok $? "the message names it"
+# a command that outlives --duration is stopped then (SIGTERM), not waited for
+t0=$EPOCHREALTIME
+rec --duration 0.2 -o "$TMP/long.rec" -- sleep 30 2>"$TMP/err"
+st=$?
+took=$(awk -v a="${t0/,/.}" -v b="${EPOCHREALTIME/,/.}" 'BEGIN { printf "%.1f", b - a }')
+is "$st" 0 "--duration 0.2 -- sleep 30: exit 0"
+awk -v t="$took" 'BEGIN { exit !(t < 10) }'
+ok $? "the command is stopped at the end of the duration ($took s, not 30)"
 LD_PRELOAD=$SO "$PERFKIT" "${REC[@]}" -o "$TMP/int.rec" 2>"$TMP/err" &
 pid=$!
 sleep 0.5
