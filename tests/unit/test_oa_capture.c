@@ -1459,8 +1459,20 @@ static void test_poll_period(void)
 
 /* ---- 7. circular-buffer mode -------------------------------------------------------- */
 
+/*
+ * The dump is taken by the stream's report count, not by the clock: 100
+ * reports fill the ring (62 fit) and end 131 ms in, well before the GPU
+ * clock's 32-bit wrap at 200 ms. i915-perf-reader asserts on a file whose
+ * correlation points lie on either side of a wrap (it compares masked
+ * values), and a dump by poll count (poll 100, about 200 ms) came near
+ * the wrap and crossed it when the machine was slow.
+ */
+#define SNAP_REPORTS 100
+
 struct snap {
+	const struct fake *fake;
 	unsigned polls;
+	bool snapped;
 	int err, bad_err, quit_at;
 	uint64_t reports;
 	const char *file, *bad_file;
@@ -1488,8 +1500,8 @@ static void read_live(struct snap *s)
 }
 
 /*
- * What perfkit oa record's command fifo does: a dump at poll 100 (about
- * 150 reports in, the ring full), a dump that fails at 110, QUIT.
+ * What perfkit oa record's command fifo does: a dump once the stream has
+ * given SNAP_REPORTS reports, a dump that fails at poll 110, QUIT.
  */
 static int snap_control(void *ctx, struct pk_oa_capture *cap)
 {
@@ -1498,7 +1510,8 @@ static int snap_control(void *ctx, struct pk_oa_capture *cap)
 	s->polls++;
 	if (s->polls == 50 && s->live_file)
 		read_live(s);
-	if (s->polls == 100) {
+	if (!s->snapped && s->fake->n_reports >= SNAP_REPORTS) {
+		s->snapped = true;
 		pk_diag_init(&s->d);
 		s->err = pk_oa_capture_snapshot(cap, s->file, &s->reports, &s->d);
 	}
@@ -1530,6 +1543,7 @@ static void test_ring(void)
 	co.ring_size = 16 << 10;       /* 62 records of a report */
 	co.control = snap_control;
 	co.control_ctx = &sn;
+	sn.fake = &f;
 	sn.file = snap_file;
 	sn.bad_file = bad_file;
 	sn.live_file = file;
@@ -1555,7 +1569,7 @@ static void test_ring(void)
 		   strcmp(sn.live_set, "RenderBasic") == 0,
 		   "meanwhile the file is a recording of the device (%s), one correlation point and no reports "
 		   "(%zu, %zu): what a SIGKILL leaves", sn.live_set, sn.live_corr, sn.live_reports);
-		is_int(sn.err, 0, "a snapshot at poll 100 (%s)", sn.d.msg);
+		is_int(sn.err, 0, "a snapshot after %d reports (%s)", SNAP_REPORTS, sn.d.msg);
 		is_int(st.snapshots, 1, "stats: one snapshot written");
 		holds_reports(snap_file, &f, sn.reports, &snap_first, "snapshot");
 		ok(snap_first > 0 && snap_first < first && snap_first + sn.reports < f.n_reports,
@@ -1570,6 +1584,7 @@ static void test_ring(void)
 
 	/* QUIT from the control callback ends the capture; the ring is written */
 	memset(&sn, 0, sizeof(sn));
+	sn.fake = &f;
 	sn.file = snap_file;
 	sn.quit_at = 35;
 	co.duration_ns = 5000000000ull;
@@ -1585,6 +1600,7 @@ static void test_ring(void)
 
 	/* a snapshot into the recording's own path: the file at the end is the ring's, nothing after */
 	memset(&sn, 0, sizeof(sn));
+	sn.fake = &f;
 	sn.file = file;
 	sn.quit_at = 120;
 	if (open_dev(&f, &ops, &dev, &d) == 0) {
@@ -1599,6 +1615,7 @@ static void test_ring(void)
 
 	/* a snapshot of a capture without a ring */
 	memset(&sn, 0, sizeof(sn));
+	sn.fake = &f;
 	sn.file = snap_file;
 	co.ring_size = 0;
 	co.duration_ns = 300000000;
