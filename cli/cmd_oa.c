@@ -93,6 +93,7 @@ static int parse_args(struct oa_cli *o, int argc, char **argv, bool report)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *other = NULL;   /* the verbs a misplaced option is for */
 	char said[32];
 	int opt, li;
 
@@ -121,17 +122,17 @@ static int parse_args(struct oa_cli *o, int argc, char **argv, bool report)
 			cli_bad_option(argv, "mc");
 			return -EINVAL;
 		}
-		/* the option as named, not argv[optind - 1]: that is the value of '--pci-id 9a49' */
-		if (li >= 0)
-			snprintf(said, sizeof(said), "--%s", longopts[li].name);
-		else
-			snprintf(said, sizeof(said), "-%c", opt);
-		if (report && opt == OPT_SYS_ROOT) {
-			cli_error("option '%s' is for 'perfkit oa list' and 'perfkit oa record'", said);
-			return -EINVAL;
-		}
-		if (!report && (opt == 'm' || opt == 'c' || opt == 'r' || opt >= OPT_JSON)) {
-			cli_error("option '%s' is for 'perfkit oa report'", said);
+		if (report && opt == OPT_SYS_ROOT)
+			other = "'perfkit oa list' and 'perfkit oa record'";
+		else if (!report && (opt == 'm' || opt == 'c' || opt == 'r' || opt >= OPT_JSON))
+			other = "'perfkit oa report'";
+		if (other) {
+			/* as named, not argv[optind - 1]: that is the value of '--pci-id 9a49' */
+			if (li >= 0)
+				snprintf(said, sizeof(said), "--%s", longopts[li].name);
+			else
+				snprintf(said, sizeof(said), "-%c", opt);
+			cli_error("option '%s' is for %s", said, other);
 			return -EINVAL;
 		}
 	}

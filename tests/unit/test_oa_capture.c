@@ -96,8 +96,7 @@ struct fake {
 	int enospc_at_read;           /* read number answered with ENOSPC once */
 	int enospc_from_read;         /* read number answered with ENOSPC, and every one after it */
 	int enospc_gap;               /* ...but every enospc_gap-th of those served (0: none) */
-	bool poll_never_ready;        /* poll() always times out: only the end's drain reads */
-	bool poll_idle;               /* ...and waits its whole timeout, as the kernel's does */
+	bool poll_never_ready;        /* poll() always times out, after its whole timeout as the kernel's */
 	unsigned poll_err_from;       /* poll() number answered with EIO, and every one after it */
 	unsigned polls;
 	int poll_timeouts[POLLS_KEPT]; /* the timeout of each of the first polls, in ms */
@@ -313,14 +312,14 @@ static int f_poll(void *ctx, int fd, int timeout_ms)
 	if (f->polls < POLLS_KEPT)
 		f->poll_timeouts[f->polls] = timeout_ms;
 	f->polls++;
-	if (timeout_ms < 2 || f->poll_idle) {
+	if (timeout_ms < 2 || f->poll_never_ready) {
 		ts.tv_sec = timeout_ms / 1000;
 		ts.tv_nsec = (long)(timeout_ms % 1000) * 1000000;
 	}
 	nanosleep(&ts, NULL);
 	if (f->poll_err_from && f->polls >= f->poll_err_from)
 		return -EIO;
-	return !f->poll_never_ready && !f->poll_idle;
+	return !f->poll_never_ready;
 }
 
 static int f_sysfs_read(void *ctx, const char *path, char *buf, size_t sz)
@@ -1254,7 +1253,7 @@ static void test_capture_held_up(void)
 		ok(0, "open the fake device: %s", d.msg);
 		return;
 	}
-	f.poll_idle = true;
+	f.poll_never_ready = true;
 	s.f = &f;
 	co.correlation_period_ns = 40000000;
 	co.control = stall_control;
@@ -1289,7 +1288,7 @@ static void test_capture_held_up(void)
 
 	/* held up past the capture's end (0.15 s): it ends there, without waiting on the stream again */
 	if (open_dev(&f, &ops, &dev, &d) == 0) {
-		f.poll_idle = true;
+		f.poll_never_ready = true;
 		s = (struct stall){ .f = &f, .stall_ms = 200 };
 		co.duration_ns = 150000000;
 		capture_ends(dev, &co, file, &st, &d, 0, "", "held up past the end");
